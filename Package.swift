@@ -1,0 +1,75 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Upcoming features Hummingbird 2 also enables: explicit `any` and imports that say what a file uses.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "CameraCore",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CameraCommon", targets: ["CameraCommon"]),
+        .library(name: "CameraIO", targets: ["CameraIO"]),
+        .executable(name: "cameracore", targets: ["cameracore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // FFmpeg's libraries, found with pkg-config (Debian: libav*-dev). The shim header adds the
+        // handful of macros Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]
+        ),
+        .target(
+            name: "CameraCommon",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraIO",
+            dependencies: [
+                "CameraCommon", "CFFmpeg",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraTesting",
+            dependencies: ["CameraCommon", "CameraIO"],
+            resources: [.copy("Resources/rtsp_server.py")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cameracore",
+            dependencies: [
+                "CameraCommon", "CameraIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cameracore-bench",
+            dependencies: [
+                "CameraCommon", "CameraIO", "CameraTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraCommonTests",
+            dependencies: ["CameraCommon"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraIOTests",
+            dependencies: ["CameraCommon", "CameraIO", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

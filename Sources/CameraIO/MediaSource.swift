@@ -1,0 +1,87 @@
+import CameraCommon
+
+/// Where media comes from: a file, a network URL, or a capture device.
+public enum MediaSource: Sendable, Hashable, CustomStringConvertible {
+    /// A local file path.
+    case file(String)
+    /// A URL FFmpeg can open: `rtsp://`, `rtmp://`, `srt://`, `udp://`, `http(s)://`, `file:`.
+    case url(String)
+    /// A capture device: `format` is FFmpeg's device demuxer (`v4l2`, `x11grab`, `pulse`, `lavfi`)
+    /// and `name` its input (`/dev/video0`, `:0.0+0,0`).
+    case device(format: String, name: String)
+
+    /// Reads what a user typed: `scheme://...` is a URL, `v4l2:/dev/video0` or `x11grab::0.0` a
+    /// device (the format before the first colon), anything else a file path.
+    public init(parsing text: String) {
+        if text.contains("://") {
+            self = .url(text)
+            return
+        }
+        for device in ["v4l2", "x11grab", "pulse", "alsa", "lavfi"] where text.hasPrefix(device + ":") {
+            self = .device(format: device, name: String(text.dropFirst(device.count + 1)))
+            return
+        }
+        self = .file(text)
+    }
+
+    /// The string handed to FFmpeg.
+    var ffmpegURL: String {
+        switch self {
+        case .file(let path): path
+        case .url(let url): url
+        case .device(_, let name): name
+        }
+    }
+
+    /// Whether reads may block on a network peer (and so get a timeout by default).
+    public var isNetwork: Bool {
+        guard case .url(let url) = self else { return false }
+        return !url.hasPrefix("file:")
+    }
+
+    /// The source with any password replaced by `***`, safe for logs and errors.
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .url(let url): URLRedaction.redact(url)
+        case .device(let format, let name): "\(format):\(name)"
+        }
+    }
+}
+
+/// How to open a source.
+public struct ReaderOptions: Sendable {
+    /// RTSP lower transport. TCP (interleaved) survives NAT and loss better; UDP has lower latency.
+    public enum Transport: String, Sendable, CaseIterable {
+        case tcp, udp
+    }
+
+    public var rtspTransport: Transport
+    /// Longest a single open or read may block on a network peer before failing with
+    /// `timedOut`. Nil waits forever. Ignored for local files.
+    public var timeout: Duration?
+    /// Force a demuxer (`mp4`, `mpegts`, `v4l2`); nil lets FFmpeg detect it.
+    public var inputFormat: String?
+    /// Only these streams are returned by reads; nil returns every stream.
+    public var streams: Set<Int>?
+    /// Extra FFmpeg demuxer or protocol options (`video_size`, `framerate`, `probesize`, ...).
+    public var options: [String: String]
+
+    public init(
+        rtspTransport: Transport = .tcp, timeout: Duration? = .seconds(10), inputFormat: String? = nil,
+        streams: Set<Int>? = nil, options: [String: String] = [:]
+    ) {
+        self.rtspTransport = rtspTransport
+        self.timeout = timeout
+        self.inputFormat = inputFormat
+        self.streams = streams
+        self.options = options
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

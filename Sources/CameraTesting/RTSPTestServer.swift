@@ -1,0 +1,116 @@
+import Foundation
+
+/// A real RTSP server for tests: GStreamer's gst-rtsp-server (through Debian's python3-gi) serving a
+/// live test pattern on a loopback port, with Digest, Basic or no authentication.
+public final class RTSPTestServer: @unchecked Sendable {
+    // @unchecked: `process` and `port` change only in start/stop, which tests call from one task.
+    public enum Auth: String, Sendable { case none, basic, digest, both }
+    public enum Codec: String, Sendable { case h264, h265 }
+
+    public let auth: Auth
+    public let codec: Codec
+    public let user: String
+    public let password: String
+    public let path: String
+    public let pattern: String
+    public let width: Int
+    public let height: Int
+    public let fps: Int
+    public private(set) var port: Int
+    private var process: Process?
+
+    /// Configures a server; ``start()`` launches it. `port` 0 picks a free one on first start and
+    /// keeps it for restarts.
+    public init(
+        auth: Auth = .digest, codec: Codec = .h264, user: String = "viewer", password: String = "secret",
+        path: String = "/stream", pattern: String = "ball", width: Int = 320, height: Int = 240, fps: Int = 30,
+        port: Int = 0
+    ) {
+        self.auth = auth
+        self.codec = codec
+        self.user = user
+        self.password = password
+        self.path = path
+        self.pattern = pattern
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    /// The stream URL with credentials (`nil` user and password for none).
+    public func url(user: String? = nil, password: String? = nil) -> String {
+        let credentials = user.map { u in password.map { "\(u):\($0)@" } ?? "\(u)@" } ?? ""
+        return "rtsp://\(credentials)127.0.0.1:\(port)\(path)"
+    }
+
+    /// The URL with the right credentials.
+    public var authorizedURL: String {
+        auth == .none ? url() : url(user: user, password: password)
+    }
+
+    /// Starts the server and waits until it listens (at most 10 s).
+    public func start() throws {
+        guard process == nil else { return }
+        guard let script = Bundle.module.path(forResource: "rtsp_server", ofType: "py") else {
+            throw RTSPTestServerError("rtsp_server.py is missing from the CameraTesting bundle")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            script, "--port", String(port), "--auth", auth.rawValue, "--user", user, "--password", password,
+            "--path", path, "--codec", codec.rawValue, "--pattern", pattern, "--width", String(width),
+            "--height", String(height), "--fps", String(fps),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // Read "PORT <n>" with a deadline.
+        let handle = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(10)
+        var buffer = Data()
+        while Date() < deadline {
+            var poll = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poll, 1, 200) > 0 {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                let text = String(decoding: buffer, as: UTF8.self)
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
+                    let bound = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+                {
+                    port = bound
+                    return
+                }
+            }
+            if !process.isRunning { break }
+        }
+        stop()
+        throw RTSPTestServerError("the GStreamer RTSP server did not start (is gir1.2-gst-rtsp-server-1.0 installed?)")
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 2 s); connected clients see the connection drop.
+    public func stop() {
+        guard let process else { return }
+        self.process = nil
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+}
+
+public struct RTSPTestServerError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs a command line tool (ffmpeg, ffprobe, tesseract) for tests and benchmarks.
+public enum Subprocess {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs `executable` (looked up on PATH) with `arguments` and waits for it.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], check: Bool = true) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so neither fills up and blocks the child.
+        let errors = DataBox()
+        let done = DispatchSemaphore(value: 0)
+        let errHandle = errPipe.fileHandleForReading
+        DispatchQueue.global().async {
+            errors.data = errHandle.readDataToEndOfFile()
+            done.signal()
+        }
+        let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        let output = Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errors.data, as: UTF8.self))
+        if check && output.status != 0 {
+            throw SubprocessError(command: ([executable] + arguments).joined(separator: " "), output: output)
+        }
+        return output
+    }
+}
+
+/// A tool exited with a non-zero status.
+public struct SubprocessError: Error, CustomStringConvertible {
+    public let command: String
+    public let output: Subprocess.Output
+    public var description: String { "\(command) exited with \(output.status): \(output.stderr.suffix(2000))" }
+}
+
+/// Bytes handed from the stderr reader to the waiting thread; the semaphore orders the accesses.
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}

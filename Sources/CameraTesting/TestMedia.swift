@@ -1,0 +1,114 @@
+import CameraCommon
+import CameraIO
+import Foundation
+
+/// Test media made at test time, with the facts a test checks against.
+public struct GeneratedVideo: Sendable {
+    public var path: String
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
+    public var frameCount: Int
+    /// Frames from one keyframe to the next.
+    public var gopSize: Int
+    public var hasAudio: Bool
+
+    public var duration: Double { Double(frameCount) / Double(frameRate) }
+    /// Presentation times of the keyframes, in seconds.
+    public var keyframeTimes: [Double] {
+        stride(from: 0, to: frameCount, by: gopSize).map { Double($0) / Double(frameRate) }
+    }
+}
+
+/// Generates videos with known frame counts, keyframe positions and timestamps.
+public enum TestMedia {
+    /// A `testsrc2` video (moving pattern and a frame counter) encoded by the ffmpeg command line
+    /// with libx264, a fixed GOP and optionally a sine-tone AAC track.
+    public static func lavfi(
+        in directory: String, name: String = "testsrc.mp4", width: Int = 320, height: Int = 240, frameRate: Int = 30,
+        seconds: Int = 4, gopSize: Int = 30, bFrames: Int = 2, audio: Bool = false, source: String = "testsrc2",
+        extraArguments: [String] = []
+    ) throws -> GeneratedVideo {
+        let path = "\(directory)/\(name)"
+        let frameCount = frameRate * seconds
+        var arguments = [
+            "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", "\(source)=size=\(width)x\(height):rate=\(frameRate):duration=\(seconds)",
+        ]
+        if audio {
+            arguments += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"]
+        }
+        arguments += [
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "\(gopSize)",
+            "-keyint_min", "\(gopSize)", "-sc_threshold", "0", "-bf", "\(bFrames)",
+            "-frames:v", "\(frameCount)",
+        ]
+        if audio { arguments += ["-c:a", "aac", "-b:a", "96k", "-shortest"] }
+        arguments += extraArguments
+        arguments += [path]
+        try Subprocess.run("ffmpeg", arguments)
+        return GeneratedVideo(
+            path: path, width: width, height: height, frameRate: frameRate, frameCount: frameCount, gopSize: gopSize,
+            hasAudio: audio)
+    }
+
+    /// A video whose frames are ``SyntheticPattern`` pictures, encoded in-process with
+    /// ``VideoEncoder`` and written with ``MediaWriter`` (no ffmpeg command line involved).
+    public static func synthetic(
+        in directory: String, name: String = "synthetic.mp4", width: Int = 320, height: Int = 240, frameRate: Int = 30,
+        frameCount: Int = 60, gopSize: Int = 15, crf: Int = 18
+    ) throws -> GeneratedVideo {
+        let path = "\(directory)/\(name)"
+        let encoder = try VideoEncoder(
+            settings: .init(width: width, height: height, frameRate: Rational(Int32(frameRate), 1), crf: crf, gopSize: gopSize, preset: "veryfast"))
+        let writer = try MediaWriter(destination: .file(path), streams: [encoder.stream])
+        for index in 0..<frameCount {
+            var frame = SyntheticPattern.frame(index: index, width: width, height: height)
+            frame.pts = MediaTime(value: Int64(index), timescale: Int32(frameRate))
+            for sample in try encoder.encode(frame) { try writer.write(sample) }
+        }
+        for sample in try encoder.finish() { try writer.write(sample) }
+        try writer.finish()
+        return GeneratedVideo(
+            path: path, width: width, height: height, frameRate: frameRate, frameCount: frameCount, gopSize: gopSize, hasAudio: false)
+    }
+}
+
+/// A deterministic RGBA picture per frame index: smooth gradients plus a moving square, so a lossy
+/// codec keeps it recognisable and a test can compare pixels after a round trip.
+public enum SyntheticPattern {
+    public static func frame(index: Int, width: Int, height: Int) -> VideoFrame {
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        let squareSize = max(8, min(width, height) / 6)
+        let squareX = (index * 4) % max(1, width - squareSize)
+        let squareY = height / 3
+        for y in 0..<height {
+            for x in 0..<width {
+                let offset = (y * width + x) * 4
+                let inSquare = x >= squareX && x < squareX + squareSize && y >= squareY && y < squareY + squareSize
+                bytes[offset] = inSquare ? 240 : UInt8((x * 255) / max(1, width - 1))
+                bytes[offset + 1] = inSquare ? 240 : UInt8((y * 255) / max(1, height - 1))
+                bytes[offset + 2] = inSquare ? 32 : UInt8((index * 8) % 256)
+            }
+        }
+        return VideoFrame(
+            format: .rgba, width: width, height: height,
+            planes: [Plane(width: width, height: height, bytesPerRow: width * 4, bytes: bytes)])
+    }
+
+    /// Peak signal-to-noise ratio of the RGB channels of two RGBA frames, in dB (infinity when equal).
+    public static func psnr(_ a: VideoFrame, _ b: VideoFrame) -> Double {
+        precondition(a.format == .rgba && b.format == .rgba && a.width == b.width && a.height == b.height)
+        var squaredError = 0.0
+        for y in 0..<a.height {
+            let rowA = y * a.planes[0].bytesPerRow
+            let rowB = y * b.planes[0].bytesPerRow
+            for x in 0..<(a.width * 4) where x % 4 != 3 {
+                let difference = Double(a.planes[0].bytes[rowA + x]) - Double(b.planes[0].bytes[rowB + x])
+                squaredError += difference * difference
+            }
+        }
+        let meanSquaredError = squaredError / Double(a.width * a.height * 3)
+        return meanSquaredError == 0 ? .infinity : 10 * log10(255 * 255 / meanSquaredError)
+    }
+}

@@ -1,0 +1,1 @@
+@main struct Bench { static func main() {} }
