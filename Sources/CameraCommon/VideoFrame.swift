@@ -115,8 +115,9 @@ public struct VideoFrame: Sendable, Equatable {
         return VideoFrame(format: .gray8, width: width, height: height, planes: [planes[0]], pts: pts)
     }
 
-    /// A new frame holding the pixels inside `rect` (clamped to the frame). For subsampled formats
-    /// the origin and size are rounded down to even numbers so chroma stays aligned.
+    /// A new frame holding the pixels inside the rectangle (clamped to the frame). For subsampled
+    /// formats the edges move outwards to even coordinates, so chroma stays aligned and the crop
+    /// still covers everything asked for.
     ///
     /// - Throws: ``MediaError`` `invalidArgument` when the clamped rectangle is empty.
     public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) throws -> VideoFrame {
@@ -127,8 +128,8 @@ public struct VideoFrame: Sendable, Equatable {
         if format.isSubsampled {
             left &= ~1
             top &= ~1
-            right = left + ((right - left) & ~1)
-            bottom = top + ((bottom - top) & ~1)
+            right = min((right + 1) & ~1, width & ~1)
+            bottom = min((bottom + 1) & ~1, height & ~1)
         }
         guard right > left, bottom > top else {
             throw MediaError(

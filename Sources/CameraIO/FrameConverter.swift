@@ -25,7 +25,12 @@ final class FrameConverter {
             targetWidth = (targetWidth + 1) & ~1
             targetHeight = (targetHeight + 1) & ~1
         }
-        let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        var sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        if format == .gray8 && Self.hasEightBitLumaPlane(sourceFormat) {
+            // Gray output is the luma plane itself: read plane 0 as a gray image so values are
+            // the decoder's Y samples, not a range-converted colour.
+            sourceFormat = AV_PIX_FMT_GRAY8
+        }
         var output = VideoFrame(format: format, width: targetWidth, height: targetHeight, uninitialized: ())
         output.pts = pts
 
@@ -73,6 +78,11 @@ final class FrameConverter {
             throw MediaError(.codec, operation: "convert frame", message: "libswscale produced no rows")
         }
         return output
+    }
+
+    static func hasEightBitLumaPlane(_ format: AVPixelFormat) -> Bool {
+        [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_YUV422P,
+         AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P].contains(format)
     }
 
     /// Lends the planes' storage as a 4-pointer array for libswscale. The byte arrays are moved out

@@ -251,8 +251,11 @@ public final class MediaWriter {
             let matrix = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * MemoryLayout<Int32>.size)
         else { return }
         matrix.withMemoryRebound(to: Int32.self, capacity: 9) {
-            // FFmpeg's matrix rotates counter-clockwise; our degrees are clockwise.
-            av_display_rotation_set($0, Double(-degrees))
+            // Our degrees are clockwise, as players apply them. With FFmpeg 5.1's mov muxer a
+            // matrix set to +degrees here is what ffmpeg's own autorotate (and our reader) then
+            // turn clockwise; the writer test checks this against the ffmpeg command line, so a
+            // change of convention in another FFmpeg version shows up as a failing test.
+            av_display_rotation_set($0, Double(degrees))
         }
     }
 }

@@ -86,9 +86,12 @@ public final class VideoEncoder {
         } else {
             av_opt_set(context.pointee.priv_data, "crf", String(settings.crf), 0)
         }
-        guard av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0) >= 0 else {
-            throw MediaError(.invalidArgument, operation: operation, message: "unknown x264 preset \"\(settings.preset)\"")
+        guard Self.presets.contains(settings.preset) else {
+            throw MediaError(
+                .invalidArgument, operation: operation,
+                message: "unknown x264 preset \"\(settings.preset)\"; use one of \(Self.presets.joined(separator: ", "))")
         }
+        av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
         if let tune = settings.tune { av_opt_set(context.pointee.priv_data, "tune", tune, 0) }
         // Fixed GOP: a keyframe exactly every gopSize frames, no scene-cut keyframes in between, so
         // test media has keyframes where the test says they are.
@@ -102,6 +105,9 @@ public final class VideoEncoder {
             width: settings.width, height: settings.height, frameRate: settings.frameRate, bitRate: settings.bitRate,
             extradata: extradata)
     }
+
+    /// x264's speed presets, fastest first.
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
     deinit {
         avcodec_free_context(&codecContext)

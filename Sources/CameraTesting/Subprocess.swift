@@ -8,9 +8,26 @@ public enum Subprocess {
         public var stderr: String
     }
 
+    /// Runs `executable` and returns its standard output as bytes (for raw video or images).
+    public static func runBinary(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
+        let (output, bytes) = try launch(executable, arguments)
+        if output.status != 0 {
+            throw SubprocessError(command: ([executable] + arguments).joined(separator: " "), output: output)
+        }
+        return bytes
+    }
+
     /// Runs `executable` (looked up on PATH) with `arguments` and waits for it.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], check: Bool = true) throws -> Output {
+        let (output, _) = try launch(executable, arguments)
+        if check && output.status != 0 {
+            throw SubprocessError(command: ([executable] + arguments).joined(separator: " "), output: output)
+        }
+        return output
+    }
+
+    private static func launch(_ executable: String, _ arguments: [String]) throws -> (Output, [UInt8]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
@@ -34,10 +51,7 @@ public enum Subprocess {
         let output = Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errors.data, as: UTF8.self))
-        if check && output.status != 0 {
-            throw SubprocessError(command: ([executable] + arguments).joined(separator: " "), output: output)
-        }
-        return output
+        return (output, [UInt8](outData))
     }
 }
 

@@ -1,0 +1,68 @@
+import Testing
+
+@testable import CameraCommon
+
+@Suite("VideoFrame")
+struct VideoFrameTests {
+    /// An RGBA frame whose red channel is the x coordinate and green the y coordinate.
+    func coordinateFrame(width: Int, height: Int) -> VideoFrame {
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                bytes[(y * width + x) * 4] = UInt8(x)
+                bytes[(y * width + x) * 4 + 1] = UInt8(y)
+            }
+        }
+        return VideoFrame(format: .rgba, width: width, height: height, planes: [Plane(width: width, height: height, bytesPerRow: width * 4, bytes: bytes)])
+    }
+
+    @Test("crop keeps the pixels inside the rectangle")
+    func crop() throws {
+        let frame = coordinateFrame(width: 64, height: 48)
+        let crop = try frame.cropped(x: 10, y: 20, width: 16, height: 8)
+        #expect(crop.width == 16 && crop.height == 8)
+        #expect(crop.rgba(x: 0, y: 0).r == 10 && crop.rgba(x: 0, y: 0).g == 20)
+        #expect(crop.rgba(x: 15, y: 7).r == 25 && crop.rgba(x: 15, y: 7).g == 27)
+    }
+
+    @Test("crop clamps to the frame and rejects rectangles outside it")
+    func cropClamps() throws {
+        let frame = coordinateFrame(width: 64, height: 48)
+        let crop = try frame.cropped(x: 60, y: 40, width: 100, height: 100)
+        #expect(crop.width == 4 && crop.height == 8)
+        #expect(throws: MediaError.self) { try frame.cropped(x: 70, y: 0, width: 10, height: 10) }
+    }
+
+    @Test("YUV crops stay chroma-aligned")
+    func yuvCrop() throws {
+        var frame = VideoFrame(format: .yuv420p, width: 64, height: 48, fill: [16, 128, 128])
+        frame.planes[1].bytes[5 * 32 + 5] = 200  // chroma sample for luma (10...11, 10...11)
+        let crop = try frame.cropped(x: 11, y: 11, width: 9, height: 9)
+        #expect(crop.width == 10 && crop.height == 10)  // 10...19 covers the asked 11...19
+        #expect(crop.planes[1].width == 5)
+        #expect(crop.planes[1].bytes[0] == 200)
+    }
+
+    @Test("normalised crop of a region")
+    func normalizedCrop() throws {
+        let frame = coordinateFrame(width: 100, height: 100)
+        let crop = try frame.cropped(normalized: NormalizedRect(x: 0.5, y: 0.25, width: 0.25, height: 0.5))
+        #expect(crop.width == 25 && crop.height == 50)
+        #expect(crop.rgba(x: 0, y: 0).r == 50 && crop.rgba(x: 0, y: 0).g == 25)
+    }
+
+    @Test("downscaling a gradient keeps it a gradient; a flat colour stays flat")
+    func scale() throws {
+        let frame = coordinateFrame(width: 200, height: 100)
+        let half = try frame.scaled(width: 100, height: 50)
+        #expect(half.width == 100 && half.height == 50)
+        // Pixel x in the half-size frame covers source x ≈ 2x + 0.5.
+        for x in stride(from: 0, to: 100, by: 9) {
+            #expect(abs(Int(half.rgba(x: x, y: 10).r) - (2 * x)) <= 1)
+        }
+        let flat = VideoFrame(format: .gray8, width: 33, height: 17, fill: [77])
+        let scaled = try flat.scaled(width: 80, height: 40)
+        #expect(scaled.planes[0].bytes.allSatisfy { $0 == 77 })
+        #expect(throws: MediaError.self) { try flat.scaled(width: 0, height: 10) }
+    }
+}
