@@ -67,6 +67,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CameraCoreCLITests",
+            dependencies: ["cameracore", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CameraIOTests",
             dependencies: ["CameraCommon", "CameraIO", "CameraTesting"],
             swiftSettings: swiftSettings

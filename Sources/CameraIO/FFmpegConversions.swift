@@ -87,7 +87,8 @@ extension StreamInfo {
                 rotation = ((Int((-degrees).rounded()) % 360) + 360) % 360
             }
         }
-        let averageRate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+        let averageRate =
+            stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
         self.init(
             index: index,
             mediaType: type,
@@ -102,7 +103,9 @@ extension StreamInfo {
             bitRate: parameters.bit_rate > 0 ? Int(parameters.bit_rate) : nil,
             duration: MediaTime(ffmpeg: stream.pointee.duration, timeBase: timeBase),
             rotation: rotation,
-            extradata: parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+            extradata: parameters.extradata.map {
+                [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size)))
+            } ?? []
         )
     }
 

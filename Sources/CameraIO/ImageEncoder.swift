@@ -19,7 +19,8 @@ public enum ImageEncoder {
         let targetFormat: AVPixelFormat =
             format == .png ? (frame.format == .gray8 ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_RGBA) : AV_PIX_FMT_YUVJ420P
         guard let codec = avcodec_find_encoder(codecID) else {
-            throw MediaError(.unsupported, operation: operation, message: "this FFmpeg build has no \(format.rawValue) encoder")
+            throw MediaError(
+                .unsupported, operation: operation, message: "this FFmpeg build has no \(format.rawValue) encoder")
         }
         var context = avcodec_alloc_context3(codec)
         var avFrame = av_frame_alloc()
@@ -35,7 +36,8 @@ public enum ImageEncoder {
         let width = format == .jpeg ? frame.width & ~1 : frame.width
         let height = format == .jpeg ? frame.height & ~1 : frame.height
         guard width > 0, height > 0 else {
-            throw MediaError(.invalidArgument, operation: operation, message: "frame is too small (\(frame.width)x\(frame.height))")
+            throw MediaError(
+                .invalidArgument, operation: operation, message: "frame is too small (\(frame.width)x\(frame.height))")
         }
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
@@ -54,24 +56,13 @@ public enum ImageEncoder {
         avFrame.pointee.height = Int32(height)
         try FFmpegError.check(av_frame_get_buffer(avFrame, 0), operation)
 
-        guard let scaler = sws_getContext(
-            Int32(width), Int32(height), frame.format.avPixelFormat, Int32(width), Int32(height), targetFormat,
-            SWS_BILINEAR, nil, nil, nil)
-        else {
-            throw MediaError(.unsupported, operation: operation, message: "cannot convert \(frame.format)")
-        }
-        defer { sws_freeContext(scaler) }
-        var sourceStrides: [Int32] = frame.planes.map { Int32($0.bytesPerRow) } + Array(repeating: 0, count: 4 - frame.planes.count)
-        var destinationPointers: [UnsafeMutablePointer<UInt8>?] = [avFrame.pointee.data.0, avFrame.pointee.data.1, avFrame.pointee.data.2, avFrame.pointee.data.3]
-        var destinationStrides: [Int32] = [avFrame.pointee.linesize.0, avFrame.pointee.linesize.1, avFrame.pointee.linesize.2, avFrame.pointee.linesize.3]
-        let planes = frame.planes
-        func withPointers<R>(_ index: Int, _ collected: [UnsafePointer<UInt8>?], _ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
-            if index == planes.count { return body(collected + Array(repeating: nil, count: 4 - collected.count)) }
-            return planes[index].bytes.withUnsafeBufferPointer { withPointers(index + 1, collected + [$0.baseAddress], body) }
-        }
-        _ = withPointers(0, []) { sources in
-            var sources = sources
-            return sws_scale(scaler, &sources, &sourceStrides, 0, Int32(height), &destinationPointers, &destinationStrides)
+        let target = (width, height, targetFormat)
+        try frame.withPlanePointers { sourcePlanes, sourceStrides throws(MediaError) in
+            try avFrame.withMutablePlanePointers { targetPlanes, targetStrides throws(MediaError) in
+                try Scaler(threads: 1).scale(
+                    from: (width, height, frame.format.avPixelFormat), planes: sourcePlanes, strides: sourceStrides,
+                    to: target, planes: targetPlanes, strides: targetStrides)
+            }
         }
         try FFmpegError.check(avcodec_send_frame(context, avFrame), operation)
         _ = avcodec_send_frame(context, nil)

@@ -42,7 +42,9 @@ public struct ProbeReport: Sendable, Codable, Equatable {
 
     /// Opens `source`, reads every packet (stopping after `maxSeconds` of media for live sources)
     /// and reports.
-    public static func probe(_ source: MediaSource, maxSeconds: Double? = nil, options: ReaderOptions = ReaderOptions()) throws(MediaError) -> ProbeReport {
+    public static func probe(_ source: MediaSource, maxSeconds: Double? = nil, options: ReaderOptions = ReaderOptions())
+        throws(MediaError) -> ProbeReport
+    {
         let reader = try MediaReader(source, options: options)
         let origin = reader.startTime ?? .zero
         var counts = [Int](repeating: 0, count: reader.streams.count)
@@ -82,17 +84,20 @@ public struct ProbeReport: Sendable, Codable, Equatable {
                     }
                     let gaps = zip(positions.dropFirst(), positions).map { $0 - $1 }
                     let seconds = (keys[keys.count - 1] - keys[0]).seconds / Double(keys.count - 1)
-                    interval = KeyframeInterval(minFrames: gaps.min() ?? 0, maxFrames: gaps.max() ?? 0, meanSeconds: seconds)
+                    interval = KeyframeInterval(
+                        minFrames: gaps.min() ?? 0, maxFrames: gaps.max() ?? 0, meanSeconds: seconds)
                 }
             }
             var duration: Double?
             if let first = firstTime[index], let last = lastEnd[index] { duration = (last - first).seconds }
             return Stream(
                 index: index, type: info.mediaType, codec: info.codec, width: info.width, height: info.height,
-                frameRate: info.framesPerSecond, sampleRate: info.sampleRate, channels: info.channels, bitRate: info.bitRate,
+                frameRate: info.framesPerSecond, sampleRate: info.sampleRate, channels: info.channels,
+                bitRate: info.bitRate,
                 rotation: info.rotation, sampleCount: counts[index], duration: duration, keyframeTimes: keyframeTimes,
                 keyframeInterval: interval)
         }
-        return ProbeReport(source: source.description, format: reader.formatName, duration: reader.duration?.seconds, streams: streams)
+        return ProbeReport(
+            source: source.description, format: reader.formatName, duration: reader.duration?.seconds, streams: streams)
     }
 }

@@ -50,6 +50,13 @@ public final class MediaReader: @unchecked Sendable {
         if case .file(let path) = source {
             try Self.checkReadableFile(path, operation: operation)
         }
+        if let scheme = source.scheme, !MediaSource.supportedSchemes.contains(scheme) {
+            throw MediaError(
+                .unsupported, operation: operation,
+                message:
+                    "unsupported scheme \"\(scheme)://\"; use one of \(MediaSource.supportedSchemes.sorted().joined(separator: ", "))"
+            )
+        }
 
         var dictionary: OpaquePointer? = nil
         defer { av_dict_free(&dictionary) }
@@ -108,7 +115,8 @@ public final class MediaReader: @unchecked Sendable {
         }
         self.streams = infos
         let microseconds = AVRational(num: 1, den: 1_000_000)
-        self.duration = context.pointee.duration > 0 ? MediaTime(ffmpeg: context.pointee.duration, timeBase: microseconds) : nil
+        self.duration =
+            context.pointee.duration > 0 ? MediaTime(ffmpeg: context.pointee.duration, timeBase: microseconds) : nil
         self.startTime = MediaTime(ffmpeg: context.pointee.start_time, timeBase: microseconds)
         self.formatName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         self.context = context
@@ -126,10 +134,11 @@ public final class MediaReader: @unchecked Sendable {
     /// The first audio stream, if any.
     public var audioStream: StreamInfo? { streams.first { $0.mediaType == .audio } }
 
-    /// Reads the next sample; nil at the end of the source.
+    /// Reads the next sample; nil at the end of a file (or of a network source with a known
+    /// duration). A live stream never ends normally: when its server goes away the read throws.
     ///
     /// - Throws: ``MediaError`` for corrupt data, a lost or silent peer (`network`, `timedOut`), or
-    ///   `cancelled` after ``close()``.
+    ///   `cancelled` after ``close()`` or task cancellation.
     public func nextSample() throws(MediaError) -> MediaSample? {
         try lock.withLock { _ throws(MediaError) -> MediaSample? in
             guard let context, let packet else {
@@ -139,14 +148,27 @@ public final class MediaReader: @unchecked Sendable {
                 interrupt.arm(seconds: timeoutSeconds)
                 let result = av_read_frame(context, packet)
                 interrupt.disarm()
-                if result == cc_averror_eof() { return nil }
+                if result == cc_averror_eof() {
+                    if interrupt.isAborted {
+                        throw MediaError(.cancelled, operation: "read \(source)", message: "cancelled")
+                    }
+                    // A live network stream has no end: EOF means the server went away.
+                    if source.isNetwork && duration == nil {
+                        throw MediaError(
+                            .network, operation: "read \(source)",
+                            message: "the stream ended: the server stopped or closed the connection", code: result)
+                    }
+                    return nil
+                }
                 if result < 0 {
-                    throw Self.translate(result, operation: "read \(source)", interrupt: interrupt, timeout: timeoutSeconds)
+                    throw Self.translate(
+                        result, operation: "read \(source)", interrupt: interrupt, timeout: timeoutSeconds)
                 }
                 defer { av_packet_unref(packet) }
                 let index = Int(packet.pointee.stream_index)
                 guard index < streams.count, wantedStreams?.contains(index) ?? true else { continue }
-                return Self.sample(from: packet, stream: streams[index], timeBase: context.pointee.streams[index]!.pointee.time_base)
+                return Self.sample(
+                    from: packet, stream: streams[index], timeBase: context.pointee.streams[index]!.pointee.time_base)
             }
         }
     }
@@ -159,12 +181,16 @@ public final class MediaReader: @unchecked Sendable {
                 throw MediaError(.cancelled, operation: "seek \(source)", message: "the reader was closed")
             }
             let streamIndex = videoStream?.index ?? -1
-            let timeBase = streamIndex >= 0 ? context.pointee.streams[streamIndex]!.pointee.time_base : AVRational(num: 1, den: 1_000_000)
+            let timeBase =
+                streamIndex >= 0
+                ? context.pointee.streams[streamIndex]!.pointee.time_base : AVRational(num: 1, den: 1_000_000)
             interrupt.arm(seconds: timeoutSeconds)
             defer { interrupt.disarm() }
             let result = av_seek_frame(context, Int32(streamIndex), time.ticks(in: timeBase), AVSEEK_FLAG_BACKWARD)
             if result < 0 {
-                throw Self.translate(result, operation: "seek \(source) to \(time.seconds)s", interrupt: interrupt, timeout: timeoutSeconds)
+                throw Self.translate(
+                    result, operation: "seek \(source) to \(time.seconds)s", interrupt: interrupt,
+                    timeout: timeoutSeconds)
             }
         }
     }
@@ -195,7 +221,8 @@ public final class MediaReader: @unchecked Sendable {
             public mutating func next() async throws -> MediaSample? {
                 let reader = self.reader
                 return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MediaSample?, any Error>) in
+                    try await withCheckedThrowingContinuation {
+                        (continuation: CheckedContinuation<MediaSample?, any Error>) in
                         reader.queue.async {
                             do {
                                 continuation.resume(returning: try reader.nextSample())
@@ -214,16 +241,23 @@ public final class MediaReader: @unchecked Sendable {
     // MARK: - Internals shared with the decoder and the remuxer
 
     /// Runs `body` with the demuxer's codec parameters for a stream (borrowed; do not keep them).
-    func withCodecParameters<T>(stream index: Int, _ body: (UnsafePointer<AVCodecParameters>) throws(MediaError) -> T) throws(MediaError) -> T {
+    func withCodecParameters<T>(stream index: Int, _ body: (UnsafePointer<AVCodecParameters>) throws(MediaError) -> T)
+        throws(MediaError) -> T
+    {
         try lock.withLock { _ throws(MediaError) -> T in
-            guard let context, index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index] else {
-                throw MediaError(.invalidArgument, operation: "use stream \(index) of \(source)", message: "no such stream")
+            guard let context, index >= 0, index < Int(context.pointee.nb_streams),
+                let stream = context.pointee.streams[index]
+            else {
+                throw MediaError(
+                    .invalidArgument, operation: "use stream \(index) of \(source)", message: "no such stream")
             }
             return try body(stream.pointee.codecpar)
         }
     }
 
-    static func sample(from packet: UnsafeMutablePointer<AVPacket>, stream: StreamInfo, timeBase: AVRational) -> MediaSample {
+    static func sample(from packet: UnsafeMutablePointer<AVPacket>, stream: StreamInfo, timeBase: AVRational)
+        -> MediaSample
+    {
         let size = Int(packet.pointee.size)
         let bytes: [UInt8] =
             size > 0 && packet.pointee.data != nil
@@ -251,7 +285,9 @@ public final class MediaReader: @unchecked Sendable {
         }
         let kind = FFmpegError.kind(for: code)
         if kind == .authenticationFailed {
-            return MediaError(kind, operation: operation, message: "the server refused the credentials (\(FFmpegError.message(for: code)))", code: code)
+            return MediaError(
+                kind, operation: operation,
+                message: "the server refused the credentials (\(FFmpegError.message(for: code)))", code: code)
         }
         return FFmpegError.error(code, operation)
     }
@@ -259,7 +295,9 @@ public final class MediaReader: @unchecked Sendable {
     private static func checkReadableFile(_ path: String, operation: String) throws(MediaError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw MediaError(.notFound, operation: operation, message: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+            throw MediaError(
+                .notFound, operation: operation,
+                message: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw MediaError(.invalidArgument, operation: operation, message: "is a directory, not a media file")
@@ -268,7 +306,8 @@ public final class MediaReader: @unchecked Sendable {
             throw MediaError(.invalidData, operation: operation, message: "the file is empty")
         }
         guard access(path, R_OK) == 0 else {
-            throw MediaError(.notFound, operation: operation, message: "not readable: \(String(cString: strerror(errno)))")
+            throw MediaError(
+                .notFound, operation: operation, message: "not readable: \(String(cString: strerror(errno)))")
         }
     }
 }

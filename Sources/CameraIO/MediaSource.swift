@@ -33,6 +33,18 @@ public enum MediaSource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// URL schemes the reader opens. FFmpeg knows many more (gopher, ftp, concat, subfile, ...);
+    /// anything not meant for camera and stream input is refused up front.
+    public static let supportedSchemes: Set<String> = [
+        "rtsp", "rtsps", "rtmp", "rtmps", "rtmpt", "srt", "udp", "rtp", "tcp", "http", "https", "file",
+    ]
+
+    /// The URL's scheme, lower-cased (nil for files and devices).
+    public var scheme: String? {
+        guard case .url(let url) = self, let end = url.firstRange(of: "://") else { return nil }
+        return url[..<end.lowerBound].lowercased()
+    }
+
     /// Whether reads may block on a network peer (and so get a timeout by default).
     public var isNetwork: Bool {
         guard case .url(let url) = self else { return false }

@@ -10,7 +10,8 @@ import CameraCommon
 ///
 /// File output is atomic: bytes go to a hidden temporary file beside the destination, which is
 /// renamed into place by ``finish()``; a writer dropped without finishing removes its temporary
-/// file, so a reader of the folder never sees half a clip.
+/// file, so a reader of the folder never sees half a clip, even after a `kill -9`. Set
+/// ``durable`` to also flush to disk before the rename (survives a power cut; costs a disk wait).
 public final class MediaWriter {
     /// The container to produce.
     public enum Container: Sendable, Equatable {
@@ -40,6 +41,8 @@ public final class MediaWriter {
     private let temporaryPath: String?
     private let finalPath: String?
     private let container: Container
+    /// Whether ``finish()`` flushes the file to disk before renaming it into place.
+    public var durable = false
     /// Samples skipped because their timestamps went backwards (broken sources); never fatal.
     public private(set) var droppedSampleCount = 0
     /// Samples written so far.
@@ -69,7 +72,10 @@ public final class MediaWriter {
 
     /// Creates a writer that stream-copies `streamIndices` of `reader` with the demuxer's complete
     /// codec parameters (the most faithful remux).
-    public init(destination: Destination, container: Container = .mp4(), copying reader: MediaReader, streams streamIndices: [Int]) throws(MediaError) {
+    public init(
+        destination: Destination, container: Container = .mp4(), copying reader: MediaReader,
+        streams streamIndices: [Int]
+    ) throws(MediaError) {
         self.container = container
         (self.temporaryPath, self.finalPath) = try Self.paths(for: destination, container: container)
         try open(destination: destination, streamCount: streamIndices.count) { context throws(MediaError) in
@@ -78,7 +84,8 @@ public final class MediaWriter {
                     throw MediaError(.other, operation: "add stream", message: "out of memory")
                 }
                 try reader.withCodecParameters(stream: index) { parameters throws(MediaError) in
-                    try FFmpegError.check(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy stream \(index)")
+                    try FFmpegError.check(
+                        avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy stream \(index)")
                 }
                 stream.pointee.codecpar.pointee.codec_tag = 0
                 stream.pointee.time_base = AVRational(num: 1, den: reader.streams[index].timeBase)
@@ -144,7 +151,9 @@ public final class MediaWriter {
         packet.pointee.flags = sample.isKeyframe ? AV_PKT_FLAG_KEY : 0
         let result = av_interleaved_write_frame(context, packet)
         av_packet_unref(packet)
-        if result < 0 { throw FFmpegError.error(result, "write sample to \(finalPath ?? "memory")", kind: .writeFailed) }
+        if result < 0 {
+            throw FFmpegError.error(result, "write sample to \(finalPath ?? "memory")", kind: .writeFailed)
+        }
         writtenSampleCount += 1
         if let sink {
             avio_flush(context.pointee.pb)
@@ -171,17 +180,21 @@ public final class MediaWriter {
             throw FFmpegError.error(result, "finish \(finalPath ?? "memory")", kind: .writeFailed)
         }
         if let temporaryPath, let finalPath {
-            try AtomicFile.commit(temporaryPath: temporaryPath, to: finalPath)
+            try AtomicFile.commit(temporaryPath: temporaryPath, to: finalPath, durable: durable)
         }
     }
 
     // MARK: - Set-up
 
-    private static func paths(for destination: Destination, container: Container) throws(MediaError) -> (String?, String?) {
+    private static func paths(for destination: Destination, container: Container) throws(MediaError) -> (
+        String?, String?
+    ) {
         switch destination {
         case .memory:
             guard container == .fragmentedMP4 else {
-                throw MediaError(.invalidArgument, operation: "write to memory", message: "memory output needs the fragmented MP4 container")
+                throw MediaError(
+                    .invalidArgument, operation: "write to memory",
+                    message: "memory output needs the fragmented MP4 container")
             }
             return (nil, nil)
         case .file(let path):
@@ -189,7 +202,10 @@ public final class MediaWriter {
         }
     }
 
-    private func open(destination: Destination, streamCount: Int, addStreams: (UnsafeMutablePointer<AVFormatContext>) throws(MediaError) -> Void) throws(MediaError) {
+    private func open(
+        destination: Destination, streamCount: Int,
+        addStreams: (UnsafeMutablePointer<AVFormatContext>) throws(MediaError) -> Void
+    ) throws(MediaError) {
         _ = FFmpegRuntime.setUp
         let operation = "create \(finalPath ?? "memory output")"
         guard streamCount > 0 else {
@@ -219,7 +235,9 @@ public final class MediaWriter {
             self.sink = sink
             let bufferSize: Int32 = 64 * 1024
             guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self),
-                let pb = avio_alloc_context(buffer, bufferSize, 1, Unmanaged.passUnretained(sink).toOpaque(), nil, MemorySink.writeCallback, nil)
+                let pb = avio_alloc_context(
+                    buffer, bufferSize, 1, Unmanaged.passUnretained(sink).toOpaque(), nil, MemorySink.writeCallback, nil
+                )
             else {
                 throw MediaError(.other, operation: operation, message: "out of memory")
             }
@@ -238,7 +256,8 @@ public final class MediaWriter {
         }
         let result = avformat_write_header(context, &options)
         guard result >= 0 else {
-            throw FFmpegError.error(result, operation, kind: result == cc_averror(EINVAL) ? .invalidArgument : .writeFailed)
+            throw FFmpegError.error(
+                result, operation, kind: result == cc_averror(EINVAL) ? .invalidArgument : .writeFailed)
         }
         if let sink {
             avio_flush(context.pointee.pb)
@@ -265,12 +284,13 @@ final class MemorySink {
     private var pending: [UInt8] = []
     private var fragments: [[UInt8]] = []
 
-    static let writeCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
-        guard let opaque, let buffer, size > 0 else { return size }
-        let sink = Unmanaged<MemorySink>.fromOpaque(opaque).takeUnretainedValue()
-        sink.pending.append(contentsOf: UnsafeBufferPointer(start: buffer, count: Int(size)))
-        return size
-    }
+    static let writeCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 =
+        { opaque, buffer, size in
+            guard let opaque, let buffer, size > 0 else { return size }
+            let sink = Unmanaged<MemorySink>.fromOpaque(opaque).takeUnretainedValue()
+            sink.pending.append(contentsOf: UnsafeBufferPointer(start: buffer, count: Int(size)))
+            return size
+        }
 
     func takeAll() -> [UInt8] {
         defer { pending = [] }
@@ -282,7 +302,9 @@ final class MemorySink {
         var offset = 0
         var fragmentStart = 0
         while offset + 8 <= pending.count {
-            var size = Int(pending[offset]) << 24 | Int(pending[offset + 1]) << 16 | Int(pending[offset + 2]) << 8 | Int(pending[offset + 3])
+            var size =
+                Int(pending[offset]) << 24 | Int(pending[offset + 1]) << 16 | Int(pending[offset + 2]) << 8
+                | Int(pending[offset + 3])
             let type = String(decoding: pending[(offset + 4)..<(offset + 8)], as: UTF8.self)
             if size == 1, offset + 16 <= pending.count {
                 size = pending[(offset + 8)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) }

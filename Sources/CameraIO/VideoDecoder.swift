@@ -35,20 +35,25 @@ public final class VideoDecoder {
         var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
         defer { avcodec_parameters_free(&owned) }
         try stream.fill(parameters)
-        try self.init(parameters: parameters, stream: stream, format: format, size: size, every: every, threads: threads)
+        try self.init(
+            parameters: parameters, stream: stream, format: format, size: size, every: every, threads: threads)
     }
 
     /// A decoder for stream `index` of an open reader (uses the demuxer's full codec parameters).
     public convenience init(
-        reader: MediaReader, streamIndex: Int? = nil, format: PixelFormat = .rgba, size: (width: Int, height: Int)? = nil,
+        reader: MediaReader, streamIndex: Int? = nil, format: PixelFormat = .rgba,
+        size: (width: Int, height: Int)? = nil,
         every: Int = 1, threads: Int = 0
     ) throws(MediaError) {
         guard let index = streamIndex ?? reader.videoStream?.index, index < reader.streams.count else {
-            throw MediaError(.invalidArgument, operation: "decode \(reader.source)", message: "the source has no video stream")
+            throw MediaError(
+                .invalidArgument, operation: "decode \(reader.source)", message: "the source has no video stream")
         }
         let info = reader.streams[index]
         guard info.mediaType == .video else {
-            throw MediaError(.invalidArgument, operation: "decode \(reader.source)", message: "stream \(index) is \(info.mediaType), not video")
+            throw MediaError(
+                .invalidArgument, operation: "decode \(reader.source)",
+                message: "stream \(index) is \(info.mediaType), not video")
         }
         let decoder = try reader.withCodecParameters(stream: index) { parameters throws(MediaError) in
             try VideoDecoderCore(parameters: parameters, stream: info, threads: threads)
@@ -57,14 +62,17 @@ public final class VideoDecoder {
     }
 
     private convenience init(
-        parameters: UnsafePointer<AVCodecParameters>, stream: StreamInfo, format: PixelFormat, size: (width: Int, height: Int)?,
+        parameters: UnsafePointer<AVCodecParameters>, stream: StreamInfo, format: PixelFormat,
+        size: (width: Int, height: Int)?,
         every: Int, threads: Int
     ) throws(MediaError) {
         let core = try VideoDecoderCore(parameters: parameters, stream: stream, threads: threads)
         self.init(core: core, stream: stream, format: format, size: size, every: every)
     }
 
-    private init(core: VideoDecoderCore, stream: StreamInfo, format: PixelFormat, size: (width: Int, height: Int)?, every: Int) {
+    private init(
+        core: VideoDecoderCore, stream: StreamInfo, format: PixelFormat, size: (width: Int, height: Int)?, every: Int
+    ) {
         self.codecContext = core.take()
         self.packet = av_packet_alloc()
         self.frame = av_frame_alloc()
@@ -85,7 +93,9 @@ public final class VideoDecoder {
     ///
     /// - Throws: ``MediaError`` `codec` when the data is corrupt beyond what the decoder conceals.
     public func decode(_ sample: MediaSample) throws(MediaError) -> [VideoFrame] {
-        guard sample.streamIndex == stream.index, sample.mediaType == .video, let packet, let codecContext else { return [] }
+        guard sample.streamIndex == stream.index, sample.mediaType == .video, let packet, let codecContext else {
+            return []
+        }
         guard !sample.data.isEmpty else { return [] }
         try FFmpegError.check(av_new_packet(packet, Int32(sample.data.count)), "decode frame")
         defer { av_packet_unref(packet) }
@@ -143,7 +153,8 @@ private final class VideoDecoderCore {
     init(parameters: UnsafePointer<AVCodecParameters>, stream: StreamInfo, threads: Int) throws(MediaError) {
         let operation = "open \(stream.codec) decoder"
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw MediaError(.unsupported, operation: operation, message: "this FFmpeg build has no decoder for \(stream.codec)")
+            throw MediaError(
+                .unsupported, operation: operation, message: "this FFmpeg build has no decoder for \(stream.codec)")
         }
         guard let context = avcodec_alloc_context3(codec) else {
             throw MediaError(.other, operation: operation, message: "out of memory")

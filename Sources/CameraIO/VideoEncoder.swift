@@ -43,7 +43,7 @@ public final class VideoEncoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private var scaler: OpaquePointer?
+    private let scaler = Scaler()
     private var frameCount: Int64 = 0
     private let timeBase: AVRational
     public let settings: Settings
@@ -57,10 +57,14 @@ public final class VideoEncoder {
         _ = FFmpegRuntime.setUp
         let operation = "open H.264 encoder"
         guard settings.width > 0, settings.height > 0, settings.width % 2 == 0, settings.height % 2 == 0 else {
-            throw MediaError(.invalidArgument, operation: operation, message: "width and height must be positive and even, got \(settings.width)x\(settings.height)")
+            throw MediaError(
+                .invalidArgument, operation: operation,
+                message: "width and height must be positive and even, got \(settings.width)x\(settings.height)")
         }
         guard settings.frameRate.numerator > 0, settings.frameRate.denominator > 0 else {
-            throw MediaError(.invalidArgument, operation: operation, message: "frame rate must be positive, got \(settings.frameRate)")
+            throw MediaError(
+                .invalidArgument, operation: operation,
+                message: "frame rate must be positive, got \(settings.frameRate)")
         }
         guard let codec = avcodec_find_encoder_by_name("libx264") else {
             throw MediaError(.unsupported, operation: operation, message: "this FFmpeg build has no libx264 encoder")
@@ -89,7 +93,8 @@ public final class VideoEncoder {
         guard Self.presets.contains(settings.preset) else {
             throw MediaError(
                 .invalidArgument, operation: operation,
-                message: "unknown x264 preset \"\(settings.preset)\"; use one of \(Self.presets.joined(separator: ", "))")
+                message:
+                    "unknown x264 preset \"\(settings.preset)\"; use one of \(Self.presets.joined(separator: ", "))")
         }
         av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
         if let tune = settings.tune { av_opt_set(context.pointee.priv_data, "tune", tune, 0) }
@@ -99,7 +104,10 @@ public final class VideoEncoder {
         try FFmpegError.check(avcodec_open2(context, codec, nil), operation)
         self.frame = av_frame_alloc()
         self.packet = av_packet_alloc()
-        let extradata = context.pointee.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(context.pointee.extradata_size))) } ?? []
+        let extradata =
+            context.pointee.extradata.map {
+                [UInt8](UnsafeBufferPointer(start: $0, count: Int(context.pointee.extradata_size)))
+            } ?? []
         self.stream = StreamInfo(
             index: 0, mediaType: .video, codec: "h264", timeBase: 90_000,
             width: settings.width, height: settings.height, frameRate: settings.frameRate, bitRate: settings.bitRate,
@@ -107,13 +115,14 @@ public final class VideoEncoder {
     }
 
     /// x264's speed presets, fastest first.
-    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    public static let presets = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+    ]
 
     deinit {
         avcodec_free_context(&codecContext)
         av_frame_free(&frame)
         av_packet_free(&packet)
-        sws_freeContext(scaler)
     }
 
     /// Encodes one frame and returns the samples the encoder completed (often none for the first
@@ -156,25 +165,14 @@ public final class VideoEncoder {
     }
 
     private func fill(_ frame: UnsafeMutablePointer<AVFrame>, from input: VideoFrame) throws(MediaError) {
-        let sourceFormat = input.format.avPixelFormat
-        scaler = sws_getCachedContext(
-            scaler, Int32(input.width), Int32(input.height), sourceFormat, Int32(settings.width), Int32(settings.height),
-            AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
-        guard let scaler else {
-            throw MediaError(.unsupported, operation: "encode frame", message: "cannot convert \(input.format) \(input.width)x\(input.height)")
+        let scaler = self.scaler
+        let size = (settings.width, settings.height, AV_PIX_FMT_YUV420P)
+        try input.withPlanePointers { sourcePlanes, sourceStrides throws(MediaError) in
+            try frame.withMutablePlanePointers { targetPlanes, targetStrides throws(MediaError) in
+                try scaler.scale(
+                    from: (input.width, input.height, input.format.avPixelFormat), planes: sourcePlanes,
+                    strides: sourceStrides, to: size, planes: targetPlanes, strides: targetStrides)
+            }
         }
-        var strides: [Int32] = input.planes.map { Int32($0.bytesPerRow) } + Array(repeating: 0, count: 4 - input.planes.count)
-        var destinationPointers: [UnsafeMutablePointer<UInt8>?] = [frame.pointee.data.0, frame.pointee.data.1, frame.pointee.data.2, frame.pointee.data.3]
-        var destinationStrides: [Int32] = [frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, frame.pointee.linesize.3]
-        let planes = input.planes
-        func withPointers<R>(_ index: Int, _ collected: [UnsafePointer<UInt8>?], _ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
-            if index == planes.count { return body(collected + Array(repeating: nil, count: 4 - collected.count)) }
-            return planes[index].bytes.withUnsafeBufferPointer { withPointers(index + 1, collected + [$0.baseAddress], body) }
-        }
-        let rows = withPointers(0, []) { sources in
-            var sources = sources
-            return sws_scale(scaler, &sources, &strides, 0, Int32(input.height), &destinationPointers, &destinationStrides)
-        }
-        if rows <= 0 { throw MediaError(.codec, operation: "encode frame", message: "libswscale produced no rows") }
     }
 }

@@ -13,7 +13,9 @@ public final class WorkingDirectory: Sendable {
     private let removeOnDeinit: Bool
 
     /// A new, empty, private (0700) folder under `parent` (default: `$TMPDIR` or `/tmp`).
-    public static func temporary(prefix: String = "cameracore", in parent: String? = nil) throws(MediaError) -> WorkingDirectory {
+    public static func temporary(prefix: String = "cameracore", in parent: String? = nil) throws(MediaError)
+        -> WorkingDirectory
+    {
         let base = parent ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {

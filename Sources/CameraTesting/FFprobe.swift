@@ -20,9 +20,12 @@ public struct FFprobeReport: Sendable {
     public static func read(_ path: String) throws -> FFprobeReport {
         let output = try Subprocess.run(
             "ffprobe",
-            ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_frames",
-             "-show_entries", "frame=media_type,pts_time,best_effort_timestamp_time,key_frame:stream=codec_type,codec_name,width,height:stream_side_data=rotation:format=duration",
-             path])
+            [
+                "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_frames",
+                "-show_entries",
+                "frame=media_type,pts_time,best_effort_timestamp_time,key_frame:stream=codec_type,codec_name,width,height:stream_side_data=rotation:format=duration",
+                path,
+            ])
         guard let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any] else {
             throw SubprocessError(command: "ffprobe \(path)", output: output)
         }
@@ -39,10 +42,17 @@ public struct FFprobeReport: Sendable {
             }
         }
         for frame in json["frames"] as? [[String: Any]] ?? [] {
-            let time = (frame["pts_time"] as? String).flatMap(Double.init)
+            let time =
+                (frame["pts_time"] as? String).flatMap(Double.init)
                 ?? (frame["best_effort_timestamp_time"] as? String).flatMap(Double.init) ?? .nan
-            let entry = Frame(pts: time, isKeyframe: (frame["key_frame"] as? Int) == 1, mediaType: frame["media_type"] as? String ?? "")
-            if entry.mediaType == "video" { report.videoFrames.append(entry) } else if entry.mediaType == "audio" { report.audioFrames.append(entry) }
+            let entry = Frame(
+                pts: time, isKeyframe: (frame["key_frame"] as? Int) == 1,
+                mediaType: frame["media_type"] as? String ?? "")
+            if entry.mediaType == "video" {
+                report.videoFrames.append(entry)
+            } else if entry.mediaType == "audio" {
+                report.audioFrames.append(entry)
+            }
         }
         return report
     }

@@ -108,6 +108,9 @@ public final class RTSPTestServer: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process?.isRunning ?? false }
+
+    /// The server's process id while it runs (tests freeze it with SIGSTOP).
+    public var processIdentifier: Int32? { process.map(\.processIdentifier) }
 }
 
 public struct RTSPTestServerError: Error, CustomStringConvertible {

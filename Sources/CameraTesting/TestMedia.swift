@@ -60,7 +60,9 @@ public enum TestMedia {
     ) throws -> GeneratedVideo {
         let path = "\(directory)/\(name)"
         let encoder = try VideoEncoder(
-            settings: .init(width: width, height: height, frameRate: Rational(Int32(frameRate), 1), crf: crf, gopSize: gopSize, preset: "veryfast"))
+            settings: .init(
+                width: width, height: height, frameRate: Rational(Int32(frameRate), 1), crf: crf, gopSize: gopSize,
+                preset: "veryfast"))
         let writer = try MediaWriter(destination: .file(path), streams: [encoder.stream])
         for index in 0..<frameCount {
             var frame = SyntheticPattern.frame(index: index, width: width, height: height)
@@ -70,7 +72,8 @@ public enum TestMedia {
         for sample in try encoder.finish() { try writer.write(sample) }
         try writer.finish()
         return GeneratedVideo(
-            path: path, width: width, height: height, frameRate: frameRate, frameCount: frameCount, gopSize: gopSize, hasAudio: false)
+            path: path, width: width, height: height, frameRate: frameRate, frameCount: frameCount, gopSize: gopSize,
+            hasAudio: false)
     }
 }
 

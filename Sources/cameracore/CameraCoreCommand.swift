@@ -37,7 +37,8 @@ struct InputOptions: ParsableArguments {
 
     @Option(
         name: .customLong("input-option"), parsing: .singleValue,
-        help: ArgumentHelp("Extra FFmpeg input option KEY=VALUE (repeatable), e.g. video_size=1920x1080.", valueName: "key=value"))
+        help: ArgumentHelp(
+            "Extra FFmpeg input option KEY=VALUE (repeatable), e.g. video_size=1920x1080.", valueName: "key=value"))
     var inputOptions: [String] = []
 
     func readerOptions() throws -> ReaderOptions {
@@ -50,7 +51,8 @@ struct InputOptions: ParsableArguments {
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         return ReaderOptions(
-            rtspTransport: transport, timeout: .milliseconds(Int64(timeout * 1000)), inputFormat: inputFormat, options: options)
+            rtspTransport: transport, timeout: .milliseconds(Int64(timeout * 1000)), inputFormat: inputFormat,
+            options: options)
     }
 }
 

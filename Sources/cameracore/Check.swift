@@ -55,7 +55,9 @@ struct Check: ParsableCommand {
         if json {
             try printJSON(result)
         } else {
-            print("OK: decoded \(frames) frames to \(pixelFormat.rawValue) in \(formatNumber(elapsed)) s (\(Int(result.framesPerSecond)) frames/s)")
+            print(
+                "OK: decoded \(frames) frames to \(pixelFormat.rawValue) in \(formatNumber(elapsed)) s (\(Int(result.framesPerSecond)) frames/s)"
+            )
         }
     }
 }

@@ -24,7 +24,9 @@ struct Demo: ParsableCommand {
         let source = "\(out)/demo-source.mp4"
 
         print("1. Encoding \(frameCount) frames (\(width)x\(height), \(fps) fps, keyframe every second) to \(source)")
-        let encoder = try VideoEncoder(settings: .init(width: width, height: height, frameRate: Rational(fps, 1), gopSize: Int(fps), preset: "ultrafast"))
+        let encoder = try VideoEncoder(
+            settings: .init(
+                width: width, height: height, frameRate: Rational(fps, 1), gopSize: Int(fps), preset: "ultrafast"))
         let writer = try MediaWriter(destination: .file(source), streams: [encoder.stream])
         let bar = Terminal.ProgressBar("   encode")
         for index in 0..<frameCount {
@@ -41,7 +43,9 @@ struct Demo: ParsableCommand {
         let report = try ProbeReport.probe(.file(source))
         if let video = report.streams.first(where: { $0.type == .video }) {
             let gop = video.keyframeInterval.map { "keyframe every \($0.maxFrames) frames" } ?? ""
-            print("   \(video.codec) \(video.width ?? 0)x\(video.height ?? 0), \(video.sampleCount) frames, \(clock(video.duration ?? 0)), \(gop)")
+            print(
+                "   \(video.codec) \(video.width ?? 0)x\(video.height ?? 0), \(video.sampleCount) frames, \(clock(video.duration ?? 0)), \(gop)"
+            )
         }
 
         let cut = "\(out)/demo-cut.mp4"
@@ -49,7 +53,9 @@ struct Demo: ParsableCommand {
         let result = try Remuxer.copy(
             from: .file(source), to: cut,
             range: TimeRange(start: MediaTime(value: 7, timescale: 2), end: MediaTime(value: 15, timescale: 2)))
-        print("   starts at the keyframe at \(clock(result.sourceStart.seconds)), \(result.videoFrames) frames, \(clock(result.duration.seconds)) long")
+        print(
+            "   starts at the keyframe at \(clock(result.sourceStart.seconds)), \(result.videoFrames) frames, \(clock(result.duration.seconds)) long"
+        )
 
         let thumbs = "\(out)/thumbs"
         try WorkingDirectory.createDirectories(thumbs)

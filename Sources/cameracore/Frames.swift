@@ -47,7 +47,9 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         let reader = try MediaReader(MediaSource(parsing: input), options: inputOptions.readerOptions())
-        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height, sourceWidth > 0 else {
+        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+            sourceWidth > 0
+        else {
             throw ValidationError("\(reader.source) has no video stream")
         }
         var size: (width: Int, height: Int)?
@@ -68,7 +70,9 @@ struct Frames: ParsableCommand {
                 while name.count < 6 { name = "0" + name }
                 let path = "\(out)/frame-\(name).\(suffix)"
                 try ImageEncoder.write(frame, to: path)
-                saved.append(SavedFrame(path: path, frame: index, time: frame.pts.map { ($0 - (reader.startTime ?? .zero)).seconds }))
+                saved.append(
+                    SavedFrame(
+                        path: path, frame: index, time: frame.pts.map { ($0 - (reader.startTime ?? .zero)).seconds }))
                 if let time = frame.pts?.seconds, total > 0 { bar.update(time / total) }
                 if let limit, saved.count >= limit { return false }
             }
@@ -83,7 +87,9 @@ struct Frames: ParsableCommand {
         if json {
             try printJSON(saved)
         } else {
-            print("Saved \(saved.count) images to \(out) (one every \(every) of \(decoder.decodedFrameCount) decoded frames)")
+            print(
+                "Saved \(saved.count) images to \(out) (one every \(every) of \(decoder.decodedFrameCount) decoded frames)"
+            )
         }
     }
 }

@@ -34,7 +34,9 @@ struct Remux: ParsableCommand {
 
     func validate() throws {
         if let from, from < .zero { throw ValidationError("--from must not be negative") }
-        if let from, let to, to <= from { throw ValidationError("--to (\(to.seconds)s) must be after --from (\(from.seconds)s)") }
+        if let from, let to, to <= from {
+            throw ValidationError("--to (\(to.seconds)s) must be after --from (\(from.seconds)s)")
+        }
     }
 
     func run() throws {
@@ -55,7 +57,9 @@ struct Remux: ParsableCommand {
             if let from, result.sourceStart < from {
                 note = " (keyframe before \(clock(from.seconds)))"
             }
-            print("Wrote \(output): \(clock(result.duration.seconds)) from \(clock(result.sourceStart.seconds))\(note), \(result.videoFrames) frames, no re-encoding")
+            print(
+                "Wrote \(output): \(clock(result.duration.seconds)) from \(clock(result.sourceStart.seconds))\(note), \(result.videoFrames) frames, no re-encoding"
+            )
         }
     }
 }

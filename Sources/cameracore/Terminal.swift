@@ -1,4 +1,5 @@
 import CameraCommon
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -58,8 +59,6 @@ func clock(_ seconds: Double) -> String {
 func printJSON<T: Encodable>(_ value: T) throws {
     print(try JSON.encode(value))
 }
-
-import Foundation
 
 enum JSON {
     static func encode<T: Encodable>(_ value: T) throws -> String {

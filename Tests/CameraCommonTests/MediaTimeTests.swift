@@ -17,15 +17,22 @@ struct SeededGenerator: RandomNumberGenerator {
 
 @Suite("MediaTime")
 struct MediaTimeTests {
-    static let timescales: [Int32] = [1, 2, 24, 25, 30, 48_000, 44_100, 90_000, 1_000, 1_000_000, 30_000, 15_360, 12_800]
+    static let timescales: [Int32] = [
+        1, 2, 24, 25, 30, 48_000, 44_100, 90_000, 1_000, 1_000_000, 30_000, 15_360, 12_800,
+    ]
 
     @Test("adding then subtracting returns the same instant, for any timescales")
     func addSubtractRoundTrip() {
         var random = SeededGenerator(seed: 1)
         for _ in 0..<5_000 {
-            let a = MediaTime(value: Int64.random(in: -1_000_000_000...1_000_000_000, using: &random), timescale: Self.timescales.randomElement(using: &random)!)
-            let b = MediaTime(value: Int64.random(in: -1_000_000_000...1_000_000_000, using: &random), timescale: Self.timescales.randomElement(using: &random)!)
-            let lcmFits = MediaTime.commonTimescale(a.timescale, b.timescale) % a.timescale == 0
+            let a = MediaTime(
+                value: Int64.random(in: -1_000_000_000...1_000_000_000, using: &random),
+                timescale: Self.timescales.randomElement(using: &random)!)
+            let b = MediaTime(
+                value: Int64.random(in: -1_000_000_000...1_000_000_000, using: &random),
+                timescale: Self.timescales.randomElement(using: &random)!)
+            let lcmFits =
+                MediaTime.commonTimescale(a.timescale, b.timescale) % a.timescale == 0
                 && MediaTime.commonTimescale(a.timescale, b.timescale) % b.timescale == 0
             guard lcmFits else { continue }
             #expect((a + b) - b == a, "\(a) + \(b) - \(b)")
@@ -72,8 +79,12 @@ struct MediaTimeTests {
     func ordering() {
         var random = SeededGenerator(seed: 3)
         for _ in 0..<5_000 {
-            let a = MediaTime(value: Int64.random(in: -1_000_000...1_000_000, using: &random), timescale: Self.timescales.randomElement(using: &random)!)
-            let b = MediaTime(value: Int64.random(in: -1_000_000...1_000_000, using: &random), timescale: Self.timescales.randomElement(using: &random)!)
+            let a = MediaTime(
+                value: Int64.random(in: -1_000_000...1_000_000, using: &random),
+                timescale: Self.timescales.randomElement(using: &random)!)
+            let b = MediaTime(
+                value: Int64.random(in: -1_000_000...1_000_000, using: &random),
+                timescale: Self.timescales.randomElement(using: &random)!)
             let exact = Int128(a.value) * Int128(b.timescale) < Int128(b.value) * Int128(a.timescale)
             #expect((a < b) == exact)
             #expect((a == b) == (a.hashValue == b.hashValue) || a != b)
@@ -109,7 +120,9 @@ struct MediaTimeTests {
         #expect(try MediaTime(parsing: text) == expected)
     }
 
-    @Test("rejects text that is not a time, naming it", arguments: ["", "abc", "1:2:3:4", "1:75", "1.2.3", "12x", ".", "1e3", "٣"])
+    @Test(
+        "rejects text that is not a time, naming it",
+        arguments: ["", "abc", "1:2:3:4", "1:75", "1.2.3", "12x", ".", "1e3", "٣"])
     func parsingErrors(text: String) {
         #expect {
             try MediaTime(parsing: text)
@@ -160,7 +173,8 @@ struct URLRedactionTests {
     }
 
     @Test func errorsNeverCarryPasswords() {
-        let error = MediaError(.network, operation: "open rtsp://admin:s3cret@cam/live", message: "failed for rtsp://admin:s3cret@cam")
+        let error = MediaError(
+            .network, operation: "open rtsp://admin:s3cret@cam/live", message: "failed for rtsp://admin:s3cret@cam")
         #expect(!error.description.contains("s3cret"))
     }
 }

@@ -13,7 +13,9 @@ struct VideoFrameTests {
                 bytes[(y * width + x) * 4 + 1] = UInt8(y)
             }
         }
-        return VideoFrame(format: .rgba, width: width, height: height, planes: [Plane(width: width, height: height, bytesPerRow: width * 4, bytes: bytes)])
+        return VideoFrame(
+            format: .rgba, width: width, height: height,
+            planes: [Plane(width: width, height: height, bytesPerRow: width * 4, bytes: bytes)])
     }
 
     @Test("crop keeps the pixels inside the rectangle")

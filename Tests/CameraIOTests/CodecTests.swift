@@ -17,7 +17,8 @@ struct CodecTests {
         #expect(frames.count == video.frameCount)
         for (index, frame) in frames.enumerated() {
             #expect(frame.pts == MediaTime(value: Int64(index), timescale: 30), "frame \(index) in order with its time")
-            let psnr = SyntheticPattern.psnr(frame, SyntheticPattern.frame(index: index, width: video.width, height: video.height))
+            let psnr = SyntheticPattern.psnr(
+                frame, SyntheticPattern.frame(index: index, width: video.width, height: video.height))
             #expect(psnr > 35, "frame \(index): \(psnr) dB")
         }
     }
@@ -146,13 +147,17 @@ struct WriterTests {
         let path = folder.file("clip.mp4")
         do {
             let writer = try MediaWriter(destination: .file(path), streams: [encoder.stream])
-            for sample in try encoder.encode(VideoFrame(format: .gray8, width: 64, height: 48, fill: [9])) { try writer.write(sample) }
+            for sample in try encoder.encode(VideoFrame(format: .gray8, width: 64, height: 48, fill: [9])) {
+                try writer.write(sample)
+            }
             #expect(!fileExists(path), "nothing at the destination while writing")
         }
         #expect(try listFolder(folder.path).isEmpty, "abandoned temporary file removed")
         let writer = try MediaWriter(destination: .file(path), streams: [encoder.stream])
         for index in 0..<10 {
-            for sample in try encoder.encode(VideoFrame(format: .gray8, width: 64, height: 48, fill: [UInt8(index)])) { try writer.write(sample) }
+            for sample in try encoder.encode(VideoFrame(format: .gray8, width: 64, height: 48, fill: [UInt8(index)])) {
+                try writer.write(sample)
+            }
         }
         for sample in try encoder.finish() { try writer.write(sample) }
         try writer.finish()
@@ -184,7 +189,8 @@ struct WriterTests {
 
         // ffmpeg autorotates on decode; clockwise 90° puts the top band on the right edge.
         for file in [written, copy] {
-            let raw = try Subprocess.runBinary("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            let raw = try Subprocess.runBinary(
+                "ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
             #expect(raw.count == 48 * 64, "rotated to 48x64")
             let left = (0..<64).map { Int(raw[$0 * 48]) }.reduce(0, +) / 64
             let right = (0..<64).map { Int(raw[$0 * 48 + 47]) }.reduce(0, +) / 64

@@ -8,7 +8,8 @@ struct ProbeTests {
     @Test("reports duration, frame count, size and keyframe positions of a generated file")
     func probeGeneratedFile() throws {
         let folder = try WorkingDirectory.temporary()
-        let video = try TestMedia.lavfi(in: folder.path, width: 320, height: 240, frameRate: 30, seconds: 4, gopSize: 30, audio: true)
+        let video = try TestMedia.lavfi(
+            in: folder.path, width: 320, height: 240, frameRate: 30, seconds: 4, gopSize: 30, audio: true)
         let report = try ProbeReport.probe(.file(video.path))
         let stream = try #require(report.streams.first { $0.type == .video })
         #expect(stream.codec == "h264")
@@ -53,7 +54,9 @@ struct RemuxTests {
         // Every frame from the keyframe up to (not including) `to`, plus at most the frames that
         // decode before `to` but display after it (B-frame reordering, ≤ 2 here).
         let needed = Int(((to - expectedStart) * 30).rounded())
-        #expect(result.videoFrames >= needed && result.videoFrames <= needed + 2, "\(result.videoFrames) frames for \(needed)")
+        #expect(
+            result.videoFrames >= needed && result.videoFrames <= needed + 2,
+            "\(result.videoFrames) frames for \(needed)")
 
         let probe = try FFprobeReport.read(output)
         #expect(probe.videoFrames.count == result.videoFrames, "ffprobe decodes every frame we wrote")
@@ -80,7 +83,9 @@ struct RemuxTests {
         let video = try TestMedia.lavfi(in: folder.path, seconds: 2)
         let output = folder.file("none.mp4")
         #expect {
-            try Remuxer.copy(from: .file(video.path), to: output, range: TimeRange(start: MediaTime(seconds: 5), end: MediaTime(seconds: 6)))
+            try Remuxer.copy(
+                from: .file(video.path), to: output,
+                range: TimeRange(start: MediaTime(seconds: 5), end: MediaTime(seconds: 6)))
         } throws: { ($0 as? MediaError)?.kind == .invalidArgument }
         #expect(!fileExists(output))
         #expect(try listFolder(folder.path).allSatisfy { !$0.hasPrefix(".") }, "no temporary file left behind")

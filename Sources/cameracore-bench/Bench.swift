@@ -1,0 +1,147 @@
+import ArgumentParser
+import CameraTesting
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Side-by-side benchmarks: each case runs our command and the obvious alternative (usually the
+/// ffmpeg command line) as child processes, alternating, and compares median wall time and peak
+/// memory (the child's maximum resident set).
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cameracore-bench",
+        abstract: "Measure CameraCore against the ffmpeg command line, side by side.",
+        discussion: """
+            Generates a 60 s 1080p30 H.264 test video (cached in --work), then times each case
+            --runs times, alternating ours and theirs, and prints a Markdown table with median wall
+            times, their ratio (ours / theirs; below 1.0 means we are faster) and peak memory.
+            Run through `make bench`, which builds in release mode first.
+            """)
+
+    @Option(help: "Folder for generated media and outputs.")
+    var work: String = "bench-out"
+
+    @Option(help: "Runs of each command per case (the median is reported).")
+    var runs: Int = 5
+
+    @Option(help: "Only run cases whose name contains this text.")
+    var only: String?
+
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
+    func run() throws {
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let cameracore = Self.siblingExecutable("cameracore")
+        guard FileManager.default.isExecutableFile(atPath: cameracore) else {
+            throw ValidationError("\(cameracore) is missing; build it first (make bench does)")
+        }
+        let source = try Self.sourceVideo(in: work)
+        var cases: [BenchCase] = [
+            BenchCase(
+                name: "remux 30 s of 60 s 1080p30 (stream copy, faststart)",
+                goal: "≤ 1.0",
+                ours: [cameracore, "remux", source, "\(work)/ours-cut.mp4", "--from", "15", "--to", "45"],
+                theirs: [
+                    "ffmpeg", "-v", "error", "-y", "-ss", "15", "-to", "45", "-i", source, "-c", "copy",
+                    "-movflags", "+faststart", "\(work)/ffmpeg-cut.mp4",
+                ]),
+            BenchCase(
+                name: "decode 60 s 1080p30 to RGBA",
+                goal: "≤ 1.1",
+                ours: [cameracore, "check", source, "--pixel-format", "rgba"],
+                theirs: ["ffmpeg", "-v", "error", "-i", source, "-pix_fmt", "rgba", "-f", "null", "-"]),
+        ]
+        if let only { cases = cases.filter { $0.name.contains(only) } }
+
+        print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
+        print("|---|---|---|---|---|---|---|")
+        for benchCase in cases {
+            var ours: [Measurement] = []
+            var theirs: [Measurement] = []
+            for _ in 0..<runs {
+                ours.append(try Measurement.run(benchCase.ours))
+                theirs.append(try Measurement.run(benchCase.theirs))
+            }
+            let oursWall = median(ours.map(\.wallSeconds))
+            let theirsWall = median(theirs.map(\.wallSeconds))
+            print(
+                "| \(benchCase.name) | \(format(oursWall)) | \(format(theirsWall)) | \(format(oursWall / theirsWall)) | \(benchCase.goal) | \(format(Double(ours.map(\.peakKilobytes).max() ?? 0) / 1024, digits: 1)) | \(format(Double(theirs.map(\.peakKilobytes).max() ?? 0) / 1024, digits: 1)) |"
+            )
+        }
+    }
+
+    /// The 60 s 1080p30 source, generated once: testsrc2 (moving, detailed), x264 veryfast at
+    /// 8 Mbit/s, a keyframe every 2 s, AAC audio.
+    static func sourceVideo(in work: String) throws -> String {
+        let path = "\(work)/source-1080p30-60s.mp4"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        FileHandle.standardError.write(Data("generating \(path) (once)…\n".utf8))
+        try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60",
+                "-c:v", "libx264", "-preset", "veryfast", "-b:v", "8M", "-maxrate", "8M", "-bufsize", "16M",
+                "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
+                "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "\(path).tmp.mp4",
+            ])
+        try FileManager.default.moveItem(atPath: "\(path).tmp.mp4", toPath: path)
+        return path
+    }
+
+    static func siblingExecutable(_ name: String) -> String {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return me.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+}
+
+struct BenchCase {
+    var name: String
+    var goal: String
+    var ours: [String]
+    var theirs: [String]
+}
+
+/// One child process's wall time and peak resident memory.
+struct Measurement {
+    var wallSeconds: Double
+    var peakKilobytes: Int
+
+    static func run(_ command: [String]) throws -> Measurement {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let started = Date()
+        let spawned = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw ValidationError("could not start \(command[0]): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        wait4(pid, &status, 0, &usage)
+        let wall = Date().timeIntervalSince(started)
+        guard status == 0 else {
+            throw ValidationError("\(command.joined(separator: " ")) failed with status \(status)")
+        }
+        return Measurement(wallSeconds: wall, peakKilobytes: Int(usage.ru_maxrss))
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func format(_ value: Double, digits: Int = 3) -> String {
+    String(format: "%.\(digits)f", value)
+}

@@ -1,0 +1,75 @@
+import CameraIO
+import CameraTesting
+import Foundation
+import Testing
+
+/// End-to-end: run the built `cameracore` binary as a user would.
+@Suite("cameracore command")
+struct CommandTests {
+    /// The `cameracore` executable built next to the test bundle.
+    static let binary: String = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+        return folder.appendingPathComponent("cameracore").path
+    }()
+
+    func run(_ arguments: [String]) throws -> Subprocess.Output {
+        try Subprocess.run(Self.binary, arguments, check: false)
+    }
+
+    @Test("probe --json reports exact frame counts and keyframes")
+    func probeJSON() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 3, gopSize: 45, audio: true)
+        let output = try run(["probe", video.path, "--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        let videoStream = try #require(streams.first { $0["type"] as? String == "video" })
+        #expect(videoStream["sampleCount"] as? Int == 90)
+        #expect(videoStream["keyframeTimes"] as? [Double] == [0, 1.5])
+        let text = try run(["probe", video.path])
+        #expect(text.stdout.contains("90 frames") && text.stdout.contains("keyframe every 45 frames"))
+    }
+
+    @Test("remux cuts from the keyframe and says so; frames saves every Nth frame")
+    func remuxAndFrames() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 3, gopSize: 30)
+        let cut = folder.file("cut.mp4")
+        let remux = try run(["remux", video.path, cut, "--from", "1.2", "--to", "0:02.5"])
+        #expect(remux.status == 0, "\(remux.stderr)")
+        #expect(remux.stdout.contains("from 0:01.000") && remux.stdout.contains("keyframe before 0:01.200"))
+        #expect(try FFprobeReport.read(cut).videoFrames.count >= 45)
+
+        let frames = try run(["frames", video.path, "--every", "30", "--out", folder.file("thumbs"), "--width", "80"])
+        #expect(frames.status == 0, "\(frames.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("thumbs")).sorted()
+        #expect(files == ["frame-000000.png", "frame-000030.png", "frame-000060.png"])
+    }
+
+    @Test("errors name what was wrong and exit non-zero without crashing")
+    func errors() throws {
+        let missing = try run(["probe", "/no/such/file.mp4"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("/no/such/file.mp4") && missing.stderr.contains("no such file"))
+
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 1)
+        let badTime = try run(["remux", video.path, folder.file("x.mp4"), "--from", "soon"])
+        #expect(badTime.status != 0 && badTime.stderr.contains("soon"))
+        let backwards = try run(["remux", video.path, folder.file("x.mp4"), "--from", "2", "--to", "1"])
+        #expect(backwards.status != 0 && backwards.stderr.contains("--to"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.mp4")))
+        let password = try run(["probe", "rtsp://admin:hunter2@127.0.0.1:1/stream", "--timeout", "1"])
+        #expect(password.status != 0 && !password.stderr.contains("hunter2") && password.stderr.contains("admin:***@"))
+    }
+
+    @Test("--help teaches with examples")
+    func help() throws {
+        let help = try run(["--help"])
+        #expect(help.stdout.contains("cameracore remux match.mp4 highlight.mp4 --from 1:05 --to 1:35"))
+        let remuxHelp = try run(["remux", "--help"])
+        #expect(remuxHelp.stdout.contains("keyframe"))
+    }
+}

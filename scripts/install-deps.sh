@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages CameraCore needs, only those missing. Quiet when all are present.
+# Safe to run again and again (make run / make test call it every time).
+set -euo pipefail
+
+packages=(
+    # Build: FFmpeg's libraries (headers + pkg-config files)
+    pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavdevice-dev
+    # Tests and benchmarks: the ffmpeg/ffprobe command lines as the independent reference
+    ffmpeg
+    # Tests: a real RTSP server (GStreamer's gst-rtsp-server through Debian's python3-gi)
+    python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+    gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
+    # Fonts for drawn test media and text effects
+    fonts-dejavu-core
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing missing packages: ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Swift toolchain is not a Debian package; it must be on PATH (or at /opt/swift).
+if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
+    echo "error: Swift 6 is not installed: put it on PATH or at /opt/swift (https://swift.org/install)" >&2
+    exit 1
+fi
