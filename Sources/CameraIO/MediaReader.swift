@@ -140,7 +140,19 @@ public final class MediaReader: @unchecked Sendable {
     /// - Throws: ``MediaError`` for corrupt data, a lost or silent peer (`network`, `timedOut`), or
     ///   `cancelled` after ``close()`` or task cancellation.
     public func nextSample() throws(MediaError) -> MediaSample? {
-        try lock.withLock { _ throws(MediaError) -> MediaSample? in
+        var sample: MediaSample?
+        _ = try withNextPacket { packet, stream, timeBase throws(MediaError) in
+            sample = Self.sample(from: packet, stream: stream, timeBase: timeBase)
+        }
+        return sample
+    }
+
+    /// Reads the next packet and lends it to `body` without copying its bytes (the remuxer moves
+    /// it straight into a muxer). Returns false at the end of the source.
+    func withNextPacket(
+        _ body: (UnsafeMutablePointer<AVPacket>, StreamInfo, AVRational) throws(MediaError) -> Void
+    ) throws(MediaError) -> Bool {
+        try lock.withLock { _ throws(MediaError) -> Bool in
             guard let context, let packet else {
                 throw MediaError(.cancelled, operation: "read \(source)", message: "the reader was closed")
             }
@@ -158,7 +170,7 @@ public final class MediaReader: @unchecked Sendable {
                             .network, operation: "read \(source)",
                             message: "the stream ended: the server stopped or closed the connection", code: result)
                     }
-                    return nil
+                    return false
                 }
                 if result < 0 {
                     throw Self.translate(
@@ -167,8 +179,8 @@ public final class MediaReader: @unchecked Sendable {
                 defer { av_packet_unref(packet) }
                 let index = Int(packet.pointee.stream_index)
                 guard index < streams.count, wantedStreams?.contains(index) ?? true else { continue }
-                return Self.sample(
-                    from: packet, stream: streams[index], timeBase: context.pointee.streams[index]!.pointee.time_base)
+                try body(packet, streams[index], context.pointee.streams[index]!.pointee.time_base)
+                return true
             }
         }
     }

@@ -127,30 +127,53 @@ public final class MediaWriter {
     ///
     /// - Throws: ``MediaError`` `writeFailed` when the muxer or the disk refuses the data.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        guard !finished, let context, let packet, let outputIndex = streamMap[sample.streamIndex] else { return }
-        guard let stream = context.pointee.streams[outputIndex] else { return }
-        let timeBase = stream.pointee.time_base
-        guard let pts = (sample.pts ?? sample.dts)?.ticks(in: timeBase) else {
-            droppedSampleCount += 1
-            return
-        }
-        let dts = sample.dts?.ticks(in: timeBase) ?? pts
-        if let last = lastDecodeTicks[outputIndex], dts <= last {
-            droppedSampleCount += 1
-            return
-        }
-        lastDecodeTicks[outputIndex] = dts
+        guard !finished, let context, let packet, let outputIndex = streamMap[sample.streamIndex],
+            let stream = context.pointee.streams[outputIndex]
+        else { return }
         try FFmpegError.check(av_new_packet(packet, Int32(sample.data.count)), "write sample")
         if !sample.data.isEmpty {
             sample.data.withUnsafeBufferPointer { packet.pointee.data.update(from: $0.baseAddress!, count: $0.count) }
         }
-        packet.pointee.pts = pts
-        packet.pointee.dts = dts
+        // Convert the exact times straight to the output stream's time base.
+        let timeBase = stream.pointee.time_base
+        packet.pointee.pts = sample.pts?.ticks(in: timeBase) ?? cc_nopts_value()
+        packet.pointee.dts = sample.dts?.ticks(in: timeBase) ?? cc_nopts_value()
         packet.pointee.duration = sample.duration.ticks(in: timeBase)
-        packet.pointee.stream_index = Int32(outputIndex)
         packet.pointee.flags = sample.isKeyframe ? AV_PKT_FLAG_KEY : 0
+        try writePacket(packet, timeBase: timeBase, streamIndex: sample.streamIndex)
+    }
+
+    /// Moves a demuxed packet into the muxer without copying its bytes, shifting its timestamps
+    /// by `-shift` first. The packet is left blank.
+    func writePacket(
+        _ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational, streamIndex: Int, shift: MediaTime = .zero
+    ) throws(MediaError) {
+        defer { av_packet_unref(packet) }
+        guard !finished, let context, let outputIndex = streamMap[streamIndex],
+            let stream = context.pointee.streams[outputIndex]
+        else { return }
+        let noTimestamp = cc_nopts_value()
+        if packet.pointee.pts == noTimestamp { packet.pointee.pts = packet.pointee.dts }
+        if packet.pointee.dts == noTimestamp { packet.pointee.dts = packet.pointee.pts }
+        guard packet.pointee.pts != noTimestamp else {
+            droppedSampleCount += 1
+            return
+        }
+        if shift != .zero {
+            let ticks = shift.ticks(in: timeBase)
+            packet.pointee.pts -= ticks
+            packet.pointee.dts -= ticks
+        }
+        av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
+        // Broken sources can send timestamps that go backwards; muxers refuse those, so drop them.
+        if let last = lastDecodeTicks[outputIndex], packet.pointee.dts <= last {
+            droppedSampleCount += 1
+            return
+        }
+        lastDecodeTicks[outputIndex] = packet.pointee.dts
+        packet.pointee.stream_index = Int32(outputIndex)
+        packet.pointee.pos = -1
         let result = av_interleaved_write_frame(context, packet)
-        av_packet_unref(packet)
         if result < 0 {
             throw FFmpegError.error(result, "write sample to \(finalPath ?? "memory")", kind: .writeFailed)
         }

@@ -1,3 +1,4 @@
+import CFFmpeg
 import CameraCommon
 
 /// What a remux copied.
@@ -63,31 +64,39 @@ public enum Remuxer {
         var lastVideoEnd: MediaTime?
         let totalSpan = (end ?? (reader.duration.map { sourceStart + $0 } ?? start)) - start
         var lastReported = -1.0
-        while done.count < copied.count, let sample = try reader.nextSample() {
-            guard copied.contains(sample.streamIndex), !done.contains(sample.streamIndex) else { continue }
-            guard let decodeTime = sample.decodeTime, let presentation = sample.presentationTime else { continue }
-            if let end, decodeTime >= end {
-                done.insert(sample.streamIndex)
-                continue
-            }
-            if sample.streamIndex == video.index {
-                if origin == nil {
-                    guard sample.isKeyframe else { continue }
-                    origin = presentation
+        var reading = true
+        while reading && done.count < copied.count {
+            reading = try reader.withNextPacket { packet, stream, timeBase throws(MediaError) in
+                guard copied.contains(stream.index), !done.contains(stream.index),
+                    let decodeTime = MediaTime(ffmpeg: packet.pointee.dts, timeBase: timeBase)
+                        ?? MediaTime(ffmpeg: packet.pointee.pts, timeBase: timeBase),
+                    let presentation = MediaTime(ffmpeg: packet.pointee.pts, timeBase: timeBase)
+                        ?? MediaTime(ffmpeg: packet.pointee.dts, timeBase: timeBase)
+                else { return }
+                if let end, decodeTime >= end {
+                    done.insert(stream.index)
+                    return
                 }
-                videoFrames += 1
-                let frameEnd = presentation + sample.duration
-                lastVideoEnd = max(lastVideoEnd ?? frameEnd, frameEnd)
-            } else {
-                // Audio before the first video frame would play over nothing.
-                guard let origin, presentation >= origin else { continue }
-            }
-            try writer.write(sample.shifted(by: -(origin ?? .zero)))
-            if let progress, totalSpan > .zero {
-                let fraction = min(1, max(0, (decodeTime - start).seconds / totalSpan.seconds))
-                if fraction - lastReported >= 0.01 {
-                    lastReported = fraction
-                    progress(fraction)
+                if stream.index == video.index {
+                    if origin == nil {
+                        guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0 else { return }
+                        origin = presentation
+                    }
+                    videoFrames += 1
+                    let frameEnd =
+                        presentation + (MediaTime(ffmpeg: packet.pointee.duration, timeBase: timeBase) ?? .zero)
+                    lastVideoEnd = max(lastVideoEnd ?? frameEnd, frameEnd)
+                } else {
+                    // Audio before the first video frame would play over nothing.
+                    guard let origin, presentation >= origin else { return }
+                }
+                try writer.writePacket(packet, timeBase: timeBase, streamIndex: stream.index, shift: origin ?? .zero)
+                if let progress, totalSpan > .zero {
+                    let fraction = min(1, max(0, (decodeTime - start).seconds / totalSpan.seconds))
+                    if fraction - lastReported >= 0.01 {
+                        lastReported = fraction
+                        progress(fraction)
+                    }
                 }
             }
         }

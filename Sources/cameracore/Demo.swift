@@ -1,7 +1,6 @@
 import ArgumentParser
 import CameraCommon
 import CameraIO
-import Foundation
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import CameraCommon
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
