@@ -63,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CameraCommonTests",
-            dependencies: ["CameraCommon"],
+            dependencies: ["CameraCommon", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -58,14 +58,7 @@ public final class MediaWriter {
         (self.temporaryPath, self.finalPath) = try Self.paths(for: destination, container: container)
         try open(destination: destination, streamCount: streams.count) { context throws(MediaError) in
             for info in streams {
-                guard let stream = avformat_new_stream(context, nil) else {
-                    throw MediaError(.other, operation: "add stream", message: "out of memory")
-                }
-                try info.fill(stream.pointee.codecpar)
-                stream.pointee.codecpar.pointee.codec_tag = 0
-                stream.pointee.time_base = AVRational(num: 1, den: info.timeBase)
-                Self.setRotation(info.rotation, on: stream)
-                streamMap[info.index] = Int(stream.pointee.index)
+                try addStream(to: context, like: info) { parameters throws(MediaError) in try info.fill(parameters) }
             }
         }
     }
@@ -80,17 +73,11 @@ public final class MediaWriter {
         (self.temporaryPath, self.finalPath) = try Self.paths(for: destination, container: container)
         try open(destination: destination, streamCount: streamIndices.count) { context throws(MediaError) in
             for index in streamIndices {
-                guard let stream = avformat_new_stream(context, nil) else {
-                    throw MediaError(.other, operation: "add stream", message: "out of memory")
+                try addStream(to: context, like: reader.streams[index]) { target throws(MediaError) in
+                    try reader.withCodecParameters(stream: index) { parameters throws(MediaError) -> Void in
+                        _ = try FFmpegError.check(avcodec_parameters_copy(target, parameters), "copy stream \(index)")
+                    }
                 }
-                try reader.withCodecParameters(stream: index) { parameters throws(MediaError) in
-                    try FFmpegError.check(
-                        avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy stream \(index)")
-                }
-                stream.pointee.codecpar.pointee.codec_tag = 0
-                stream.pointee.time_base = AVRational(num: 1, den: reader.streams[index].timeBase)
-                Self.setRotation(reader.streams[index].rotation, on: stream)
-                streamMap[index] = Int(stream.pointee.index)
             }
         }
     }
@@ -286,6 +273,22 @@ public final class MediaWriter {
             avio_flush(context.pointee.pb)
             initSegment = sink.takeAll()
         }
+    }
+
+    /// Adds an output stream for `info`, its codec parameters filled by `fillParameters`.
+    private func addStream(
+        to context: UnsafeMutablePointer<AVFormatContext>, like info: StreamInfo,
+        fillParameters: (UnsafeMutablePointer<AVCodecParameters>) throws(MediaError) -> Void
+    ) throws(MediaError) {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(.other, operation: "add stream", message: "out of memory")
+        }
+        try fillParameters(stream.pointee.codecpar)
+        // The source container's codec tag may be invalid in the target container; let it choose.
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = AVRational(num: 1, den: info.timeBase)
+        Self.setRotation(info.rotation, on: stream)
+        streamMap[info.index] = Int(stream.pointee.index)
     }
 
     private static func setRotation(_ degrees: Int, on stream: UnsafeMutablePointer<AVStream>) {
