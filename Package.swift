@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "CameraCommon", targets: ["CameraCommon"]),
         .library(name: "CameraIO", targets: ["CameraIO"]),
+        .library(name: "CameraTransform", targets: ["CameraTransform"]),
+        .library(name: "CameraEffects", targets: ["CameraEffects"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
     ],
     dependencies: [
@@ -37,6 +39,22 @@ let package = Package(
                 "CameraCommon", "CFFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Cairo (libcairo2-dev) rasterises text and pen strokes for CameraEffects.
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        .target(
+            name: "CameraTransform",
+            dependencies: ["CameraCommon"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CameraEffects",
+            dependencies: ["CameraCommon", "CameraTransform", "CameraIO", "CCairo"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -69,6 +87,11 @@ let package = Package(
         .testTarget(
             name: "CameraCoreCLITests",
             dependencies: ["cameracore", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraEffectsTests",
+            dependencies: ["CameraCommon", "CameraTransform", "CameraEffects", "CameraIO", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
     # Build: FFmpeg's libraries (headers + pkg-config files)
     pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavdevice-dev
+    # Build: Cairo rasterises text and pen strokes in CameraEffects
+    libcairo2-dev
     # Tests and benchmarks: the ffmpeg/ffprobe command lines as the independent reference
     ffmpeg
     # Tests: a real RTSP server (GStreamer's gst-rtsp-server through Debian's python3-gi)
