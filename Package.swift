@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "cameracore",
             dependencies: [
-                "CameraCommon", "CameraIO",
+                "CameraCommon", "CameraIO", "CameraTransform", "CameraEffects",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "cameracore-bench",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraTesting",
+                "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

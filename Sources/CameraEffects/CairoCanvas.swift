@@ -37,10 +37,29 @@ final class CairoCanvas: @unchecked Sendable {
             Double(color.alpha) / 255)
     }
 
-    /// Blends what was drawn onto `frame` (RGBA, same size).
-    func composite(onto frame: inout VideoFrame) {
+    /// Blends what was drawn onto `frame` (RGBA, same size), limited to `region` when given (the
+    /// only part that has ink, so a caption does not cost a full-frame pass).
+    func composite(onto frame: inout VideoFrame, region: (x: Int, y: Int, width: Int, height: Int)? = nil) {
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else { return }
-        Compositor.blendCairo(data, stride: Int(cairo_image_surface_get_stride(surface)), on: &frame)
+        Compositor.blendCairo(data, stride: Int(cairo_image_surface_get_stride(surface)), on: &frame, region: region)
+    }
+
+    /// The smallest rectangle holding every pixel with ink (non-zero alpha); nil when empty.
+    func inkBounds() -> (x: Int, y: Int, width: Int, height: Int)? {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { return nil }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        var (minX, minY, maxX, maxY) = (width, height, -1, -1)
+        for y in 0..<height {
+            let row = data + y * stride
+            for x in 0..<width where row[x * 4 + 3] != 0 {
+                minX = min(minX, x)
+                maxX = max(maxX, x)
+                minY = min(minY, y)
+                maxY = max(maxY, y)
+            }
+        }
+        return maxX < 0 ? nil : (minX, minY, maxX - minX + 1, maxY - minY + 1)
     }
 }

@@ -223,15 +223,22 @@ enum Compositor {
 
     /// Blends a Cairo ARGB32 surface (premultiplied, B G R A bytes on little-endian) of the same size
     /// onto an RGBA frame.
-    static func blendCairo(_ surface: UnsafePointer<UInt8>, stride surfaceStride: Int, on frame: inout VideoFrame) {
-        let width = frame.width
-        let height = frame.height
+    static func blendCairo(
+        _ surface: UnsafePointer<UInt8>, stride surfaceStride: Int, on frame: inout VideoFrame,
+        region: (x: Int, y: Int, width: Int, height: Int)? = nil
+    ) {
+        let area = region ?? (0, 0, frame.width, frame.height)
+        let x0 = max(0, area.x)
+        let y0 = max(0, area.y)
+        let x1 = min(frame.width, area.x + area.width)
+        let y1 = min(frame.height, area.y + area.height)
+        guard x0 < x1, y0 < y1 else { return }
         let stride = frame.planes[0].bytesPerRow
         frame.planes[0].bytes.withUnsafeMutableBufferPointer { bytes in
-            for y in 0..<height {
+            for y in y0..<y1 {
                 let source = surface + y * surfaceStride
                 let line = bytes.baseAddress! + y * stride
-                for x in 0..<width {
+                for x in x0..<x1 {
                     let alpha = UInt32(source[x * 4 + 3])
                     if alpha == 0 { continue }
                     let keep = 255 - alpha

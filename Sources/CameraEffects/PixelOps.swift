@@ -1,8 +1,26 @@
 import CameraCommon
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The per-pixel kernels effects are built from. Loops run over raw buffers with integer maths so
 /// the compiler vectorises them (SIMD); each is one pass over the plane.
 enum PixelOps {
+    /// Splits rows into one contiguous band per core and runs them in parallel (per-pixel work is
+    /// independent, and a 1080p frame is worth the few microseconds of dispatch).
+    static func parallelRows(_ height: Int, _ body: (Range<Int>) -> Void) {
+        let bands = min(Scheduling.coreCount, max(1, height / 64))
+        guard bands > 1 else { return body(0..<height) }
+        withoutActuallyEscaping(body) { body in
+            let shared = UncheckedSendable(body)
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                shared.value((height * band / bands)..<(height * (band + 1) / bands))
+            }
+        }
+    }
+
     /// Applies a 256-entry table to every colour byte of an RGBA plane (alpha untouched), or to
     /// every byte of a single-channel plane.
     static func applyTable(_ table: [UInt8], to plane: inout Plane, channels: Int) {
@@ -12,17 +30,19 @@ enum PixelOps {
         table.withUnsafeBufferPointer { lut in
             plane.bytes.withUnsafeMutableBufferPointer { bytes in
                 let base = bytes.baseAddress!
-                for row in 0..<height {
-                    let line = base + row * stride
-                    if channels == 4 {
-                        for x in 0..<width {
-                            let pixel = line + x * 4
-                            pixel[0] = lut[Int(pixel[0])]
-                            pixel[1] = lut[Int(pixel[1])]
-                            pixel[2] = lut[Int(pixel[2])]
+                parallelRows(height) { rows in
+                    for row in rows {
+                        let line = base + row * stride
+                        if channels == 4 {
+                            for x in 0..<width {
+                                let pixel = line + x * 4
+                                pixel[0] = lut[Int(pixel[0])]
+                                pixel[1] = lut[Int(pixel[1])]
+                                pixel[2] = lut[Int(pixel[2])]
+                            }
+                        } else {
+                            for x in 0..<(width * channels) { line[x] = lut[Int(line[x])] }
                         }
-                    } else {
-                        for x in 0..<(width * channels) { line[x] = lut[Int(line[x])] }
                     }
                 }
             }
@@ -42,23 +62,63 @@ enum PixelOps {
     static func colorMatrix(_ matrix: [Double], mix: Double, on plane: inout Plane) {
         // Blend the matrix with identity by `mix` so effects have an intensity.
         let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-        let m = zip(matrix, identity).map { Int32((($0 * mix + $1 * (1 - mix)) * 256).rounded()) }
+        let m = zip(matrix, identity).map {
+            SIMD4<Int32>(repeating: Int32((($0 * mix + $1 * (1 - mix)) * 256).rounded()))
+        }
         let width = plane.width
         let height = plane.height
         let stride = plane.bytesPerRow
-        plane.bytes.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            for row in 0..<height {
-                let line = base + row * stride
-                for x in 0..<width {
-                    let pixel = line + x * 4
-                    let r = Int32(pixel[0])
-                    let g = Int32(pixel[1])
-                    let b = Int32(pixel[2])
-                    pixel[0] = UInt8(clamping: (m[0] * r + m[1] * g + m[2] * b + 128) >> 8)
-                    pixel[1] = UInt8(clamping: (m[3] * r + m[4] * g + m[5] * b + 128) >> 8)
-                    pixel[2] = UInt8(clamping: (m[6] * r + m[7] * g + m[8] * b + 128) >> 8)
+        // Four pixels at a time as SIMD4<Int32> lanes (little-endian RGBA words: red is the low
+        // byte); the tail of each row goes through the same maths one pixel at a time.
+        let low = SIMD4<Int32>(repeating: 0)
+        let high = SIMD4<Int32>(repeating: 255)
+        let byteMask = SIMD4<Int32>(repeating: 0xFF)
+        let half = SIMD4<Int32>(repeating: 128)
+        let alphaMask = SIMD4<Int32>(repeating: Int32(bitPattern: 0xFF00_0000))
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        @inline(__always) func clamp(_ v: SIMD4<Int32>) -> SIMD4<Int32> {
+            pointwiseMin(pointwiseMax(v, low), high)
+        }
+        @inline(__always) func transform(_ word: SIMD4<Int32>) -> SIMD4<Int32> {
+            let r = word & byteMask
+            let g = (word &>> 8) & byteMask
+            let b = (word &>> 16) & byteMask
+            let nr = clamp((m0 &* r &+ m1 &* g &+ m2 &* b &+ half) &>> 8)
+            let ng = clamp((m3 &* r &+ m4 &* g &+ m5 &* b &+ half) &>> 8)
+            let nb = clamp((m6 &* r &+ m7 &* g &+ m8 &* b &+ half) &>> 8)
+            return (word & alphaMask) | (nb &<< 16) | (ng &<< 8) | nr
+        }
+        plane.bytes.withUnsafeMutableBytes { raw in
+            parallelRows(height) { rows in
+                for row in rows {
+                    let line = raw.baseAddress! + row * stride
+                    var x = 0
+                    if Int(bitPattern: line) % MemoryLayout<SIMD4<Int32>>.alignment == 0 {
+                        let vectors = line.assumingMemoryBound(to: SIMD4<Int32>.self)
+                        for index in 0..<(width / 4) { vectors[index] = transform(vectors[index]) }
+                        x = width / 4 * 4
+                    }
+                    while x < width {
+                        var lanes = SIMD4<Int32>(repeating: 0)
+                        lanes[0] = line.loadUnaligned(fromByteOffset: x * 4, as: Int32.self)
+                        line.storeBytes(of: transform(lanes)[0], toByteOffset: x * 4, as: Int32.self)
+                        x += 1
+                    }
                 }
+            }
+        }
+    }
+
+    /// Runs `transform` over every RGBA pixel as one little-endian 32-bit word, row by row.
+    @inline(__always)
+    static func forEachPixelWord(_ plane: inout Plane, _ transform: (UInt32) -> UInt32) {
+        let width = plane.width
+        let height = plane.height
+        let stride = plane.bytesPerRow
+        plane.bytes.withUnsafeMutableBytes { raw in
+            for row in 0..<height {
+                let line = (raw.baseAddress! + row * stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<width { line[x] = transform(line[x]) }
             }
         }
     }
@@ -176,18 +236,49 @@ enum PixelOps {
         let stride = plane.bytesPerRow
         let height = plane.height
         map.withUnsafeBufferPointer { factors in
+            if channels == 4 {
+                plane.bytes.withUnsafeMutableBytes { raw in
+                    parallelRows(height) { rows in
+                        for row in rows {
+                            let line = (raw.baseAddress! + row * stride).assumingMemoryBound(to: UInt32.self)
+                            let rowFactors = factors.baseAddress! + row * width
+                            for x in 0..<width {
+                                let word = line[x]
+                                let f = UInt32(rowFactors[x])
+                                let r = ((word & 0xFF) &* f) >> 8
+                                let g = (((word >> 8) & 0xFF) &* f) >> 8
+                                let b = (((word >> 16) & 0xFF) &* f) >> 8
+                                line[x] = (word & 0xFF00_0000) | b << 16 | g << 8 | r
+                            }
+                        }
+                    }
+                }
+                return
+            }
             plane.bytes.withUnsafeMutableBufferPointer { bytes in
-                for row in 0..<height {
-                    let line = bytes.baseAddress! + row * stride
-                    let rowFactors = factors.baseAddress! + row * width
-                    for x in 0..<width {
-                        let factor = UInt32(rowFactors[x])
-                        for c in 0..<colorChannels {
-                            line[x * channels + c] = UInt8((UInt32(line[x * channels + c]) * factor) >> 8)
+                parallelRows(height) { rows in
+                    for row in rows {
+                        let line = bytes.baseAddress! + row * stride
+                        let rowFactors = factors.baseAddress! + row * width
+                        for x in 0..<width {
+                            line[x] = UInt8((UInt32(line[x]) &* UInt32(rowFactors[x])) >> 8)
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// Wraps a non-Sendable value whose concurrent use the caller has made safe (disjoint row bands).
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+enum Scheduling {
+    static let coreCount: Int = {
+        let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return count > 0 ? count : 1
+    }()
 }

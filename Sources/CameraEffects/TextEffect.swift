@@ -44,6 +44,7 @@ public final class TextEffect: InPlaceTransformLayer {
         var width: Int
         var height: Int
         var canvas: CairoCanvas
+        var ink: (x: Int, y: Int, width: Int, height: Int)?
     }
 
     public init(_ configuration: Configuration) {
@@ -65,15 +66,15 @@ public final class TextEffect: InPlaceTransformLayer {
         let width = frame.width
         let height = frame.height
         // Text does not change between frames: draw once per frame size, blend every frame.
-        let canvas: CairoCanvas? = cache.withLock { cached in
-            if let cached, cached.width == width, cached.height == height { return cached.canvas }
+        let text: CachedText? = cache.withLock { cached in
+            if let cached, cached.width == width, cached.height == height { return cached }
             guard let canvas = CairoCanvas(width: width, height: height) else { return nil }
             draw(on: canvas)
-            cached = CachedText(width: width, height: height, canvas: canvas)
-            return canvas
+            cached = CachedText(width: width, height: height, canvas: canvas, ink: canvas.inkBounds())
+            return cached
         }
-        guard let canvas else { return false }
-        canvas.composite(onto: &frame)
+        guard let text else { return false }
+        if let ink = text.ink { text.canvas.composite(onto: &frame, region: ink) }
         return true
     }
 

@@ -105,9 +105,11 @@ public final class LayerStack: Sendable {
     public var passCounts: (updates: Int, renders: Int) { state.withLock { ($0.updateCount, $0.renderCount) } }
 
     /// Renders `frame` through every visible layer, bottom to top, running an update pass first
-    /// when one is due at the frame's time.
-    public func render(_ frame: VideoFrame, time: MediaTime? = nil) -> VideoFrame {
-        let time = time ?? frame.pts ?? .zero
+    /// when one is due at the frame's time. The frame is consumed: when the caller hands over its
+    /// only reference, layers change the pixels in place without copying them.
+    public func render(_ frame: consuming VideoFrame, time: MediaTime? = nil) -> VideoFrame {
+        let pts = frame.pts
+        let time = time ?? pts ?? .zero
         let size = (frame.width, frame.height)
         let (snapshot, updateDue) = state.withLock { state -> ([Entry], Bool) in
             state.renderCount += 1
@@ -118,7 +120,7 @@ public final class LayerStack: Sendable {
         if updateDue { runUpdate(at: time, size: size) }
 
         let context = RenderContext(renderSize: size, orientation: orientation, time: time)
-        var current = frame
+        var current = consume frame
         var finished: [Int] = []
         for entry in snapshot where !entry.isHidden {
             // In place where the layer supports it: no copy of the frame per layer.
@@ -128,7 +130,7 @@ public final class LayerStack: Sendable {
         if !finished.isEmpty {
             state.withLock { $0.entries.removeAll { finished.contains($0.id) } }
         }
-        current.pts = frame.pts
+        current.pts = pts
         return current
     }
 

@@ -18,9 +18,10 @@ struct CameraCoreCommand: ParsableCommand {
               cameracore remux match.mp4 highlight.mp4 --from 1:05 --to 1:35
               cameracore frames match.mp4 --every 30 --out thumbs/
               cameracore check match.mp4
+              cameracore effects match.mp4 --stack stack.json -o styled.mp4
             """,
         version: CameraCommon.version,
-        subcommands: [Probe.self, Remux.self, Frames.self, Check.self, Demo.self]
+        subcommands: [Probe.self, Remux.self, Frames.self, Check.self, Effects.self, Demo.self]
     )
 }
 
