@@ -73,3 +73,41 @@ struct CommandTests {
         #expect(remuxHelp.stdout.contains("keyframe"))
     }
 }
+
+@Suite("cameracore effects")
+struct EffectsCommandTests {
+    func run(_ arguments: [String]) throws -> Subprocess.Output {
+        try Subprocess.run(CommandTests.binary, arguments, check: false)
+    }
+
+    @Test("renders a video through a stack file, keeps every frame and the audio")
+    func renderStack() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 2, audio: true)
+        let stack = folder.file("stack.json")
+        try #"{"layers": [{"type": "filter", "filter": {"kind": "grayscale", "amount": 1, "radius": 0.5}}]}"#
+            .write(toFile: stack, atomically: true, encoding: .utf8)
+        let output = folder.file("gray.mp4")
+        let result = try run(["effects", video.path, "--stack", stack, "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try FFprobeReport.read(output)
+        #expect(probe.videoFrames.count == video.frameCount)
+        #expect(!probe.audioFrames.isEmpty, "audio copied")
+        // Grey output: chroma sits at neutral 128 (within encoder noise).
+        let raw = try Subprocess.runBinary(
+            "ffmpeg", ["-v", "error", "-i", output, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        let chroma = raw[(320 * 240)...]
+        #expect(chroma.allSatisfy { abs(Int($0) - 128) <= 3 })
+    }
+
+    @Test("a bad stack file is named with the field at fault, and nothing is written")
+    func badStack() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 1)
+        let stack = folder.file("stack.json")
+        try #"{"layers": [{"type": "sparkles"}]}"#.write(toFile: stack, atomically: true, encoding: .utf8)
+        let result = try run(["effects", video.path, "--stack", stack, "-o", folder.file("out.mp4")])
+        #expect(result.status != 0 && result.stderr.contains("sparkles"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4")))
+    }
+}
