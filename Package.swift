@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CameraIO", targets: ["CameraIO"]),
         .library(name: "CameraTransform", targets: ["CameraTransform"]),
         .library(name: "CameraEffects", targets: ["CameraEffects"]),
+        .library(name: "CameraAssemble", targets: ["CameraAssemble"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
     ],
     dependencies: [
@@ -58,6 +59,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CameraAssemble",
+            dependencies: ["CameraCommon", "CameraIO", "CameraTransform", "CameraEffects"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CameraTesting",
             dependencies: ["CameraCommon", "CameraIO"],
             resources: [.copy("Resources/rtsp_server.py")],
@@ -87,6 +93,11 @@ let package = Package(
         .testTarget(
             name: "CameraCoreCLITests",
             dependencies: ["cameracore", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraAssembleTests",
+            dependencies: ["CameraCommon", "CameraAssemble", "CameraEffects", "CameraIO", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -120,7 +120,7 @@ public struct VideoFrame: Sendable, Equatable {
     /// still covers everything asked for.
     ///
     /// - Throws: ``MediaError`` `invalidArgument` when the clamped rectangle is empty.
-    public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) throws -> VideoFrame {
+    public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) throws(MediaError) -> VideoFrame {
         var left = max(0, min(x, width))
         var top = max(0, min(y, height))
         var right = max(left, min(x + cropWidth, width))
@@ -162,7 +162,7 @@ public struct VideoFrame: Sendable, Equatable {
     }
 
     /// The crop of a normalised rectangle (0...1 in both axes, origin top-left), e.g. a kill-feed region.
-    public func cropped(normalized rect: NormalizedRect) throws -> VideoFrame {
+    public func cropped(normalized rect: NormalizedRect) throws(MediaError) -> VideoFrame {
         try cropped(
             x: Int((rect.x * Double(width)).rounded(.down)),
             y: Int((rect.y * Double(height)).rounded(.down)),
@@ -173,7 +173,7 @@ public struct VideoFrame: Sendable, Equatable {
     /// A resized copy (bilinear per plane). Sizes of subsampled formats are rounded up to even.
     ///
     /// - Throws: ``MediaError`` `invalidArgument` for a non-positive size.
-    public func scaled(width newWidth: Int, height newHeight: Int) throws -> VideoFrame {
+    public func scaled(width newWidth: Int, height newHeight: Int) throws(MediaError) -> VideoFrame {
         guard newWidth > 0, newHeight > 0, newWidth <= 16384, newHeight <= 16384 else {
             throw MediaError(
                 .invalidArgument, operation: "scale to \(newWidth)x\(newHeight)",

@@ -60,7 +60,7 @@ public struct EffectStackConfiguration: Sendable, Codable, Equatable {
         do {
             return try JSONDecoder().decode(EffectStackConfiguration.self, from: Data(json))
         } catch let error as DecodingError {
-            throw MediaError(.invalidArgument, operation: "read effect stack", message: describe(error))
+            throw MediaError(decoding: error, operation: "read effect stack")
         } catch {
             throw MediaError(.invalidArgument, operation: "read effect stack", message: "\(error)")
         }
@@ -124,24 +124,4 @@ public struct EffectStackConfiguration: Sendable, Codable, Equatable {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let parts = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }
-            let joined = parts.joined()
-            return joined.hasPrefix(".") ? String(joined.dropFirst()) : joined
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let at = path(context)
-            return "missing field \"\(key.stringValue)\"\(at.isEmpty ? "" : " in \(at)")"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "wrong type at \(path(context)): \(context.debugDescription)"
-        case .dataCorrupted(let context):
-            let at = path(context)
-            return at.isEmpty
-                ? "not valid JSON: \(context.debugDescription)" : "bad value at \(at): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
-    }
 }
