@@ -67,13 +67,15 @@ public final class MediaWriter {
     /// codec parameters (the most faithful remux).
     public init(
         destination: Destination, container: Container = .mp4(), copying reader: MediaReader,
-        streams streamIndices: [Int]
+        streams streamIndices: [Int], rotation: Int? = nil
     ) throws(MediaError) {
         self.container = container
         (self.temporaryPath, self.finalPath) = try Self.paths(for: destination, container: container)
         try open(destination: destination, streamCount: streamIndices.count) { context throws(MediaError) in
             for index in streamIndices {
-                try addStream(to: context, like: reader.streams[index]) { target throws(MediaError) in
+                var info = reader.streams[index]
+                if let rotation, info.mediaType == .video { info.rotation = rotation }
+                try addStream(to: context, like: info) { target throws(MediaError) in
                     try reader.withCodecParameters(stream: index) { parameters throws(MediaError) -> Void in
                         _ = try FFmpegError.check(avcodec_parameters_copy(target, parameters), "copy stream \(index)")
                     }

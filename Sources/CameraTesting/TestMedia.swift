@@ -33,7 +33,8 @@ public enum TestMedia {
         let frameCount = frameRate * seconds
         var arguments = [
             "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "\(source)=size=\(width)x\(height):rate=\(frameRate):duration=\(seconds)",
+            "-f", "lavfi", "-i",
+            "\(source)\(source.contains("=") ? ":" : "=")size=\(width)x\(height):rate=\(frameRate):duration=\(seconds)",
         ]
         if audio {
             arguments += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"]
