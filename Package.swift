@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "cameracore",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraTransform", "CameraEffects",
+                "CameraCommon", "CameraIO", "CameraTransform", "CameraEffects", "CameraAssemble",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -111,3 +111,33 @@ struct EffectsCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4")))
     }
 }
+
+@Suite("cameracore edit")
+struct EditCommandTests {
+    func run(_ arguments: [String]) throws -> Subprocess.Output {
+        try Subprocess.run(CommandTests.binary, arguments, check: false)
+    }
+
+    @Test("new, trim, transition, export and sheet; a bad trim is refused and the file kept")
+    func editFlow() throws {
+        let folder = try WorkingDirectory.temporary()
+        let a = try TestMedia.lavfi(in: folder.path, name: "a.mp4", seconds: 3, gopSize: 15, audio: true)
+        let b = try TestMedia.lavfi(in: folder.path, name: "b.mp4", seconds: 3, gopSize: 15, audio: true)
+        let project = folder.file("reel.json")
+        #expect(try run(["edit", "new", project, a.path, b.path]).stdout.contains("total 0:06.000"))
+        #expect(
+            try run(["edit", "trim", project, "0", "--start", "1", "--end", "2"]).stdout.contains("total 0:04.000"))
+        let copy = try run(["edit", "export", project, "-o", folder.file("cut.mp4")])
+        #expect(copy.stdout.contains("stream copy"), "\(copy.stdout)\(copy.stderr)")
+        #expect(try run(["edit", "transition", project, "0", "crossfade", "0.5"]).stdout.contains("total 0:03.500"))
+        let reencoded = try run(["edit", "export", project, "-o", folder.file("fade.mp4"), "--json"])
+        #expect(reencoded.stdout.contains("\"reencode\""), "\(reencoded.stderr)")
+        #expect(try FFprobeReport.read(folder.file("fade.mp4")).videoFrames.count == 105)
+        #expect(try run(["edit", "sheet", project, "-o", folder.file("sheet.png")]).status == 0)
+
+        let before = try String(contentsOfFile: project, encoding: .utf8)
+        let bad = try run(["edit", "trim", project, "0", "--end", "9"])
+        #expect(bad.status != 0 && bad.stderr.contains("outside its source"))
+        #expect(try String(contentsOfFile: project, encoding: .utf8) == before, "a refused edit changes nothing")
+    }
+}
