@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "cameracore-bench",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects",
+                "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -28,9 +28,9 @@ public enum TimelineExporter {
 
     public static func export(
         _ project: Project, to path: String, mode: Mode = .automatic, crf: Int = 20, preset: String = "veryfast",
-        progress: ((Double) -> Void)? = nil
+        alreadyValidated: Bool = false, progress: ((Double) -> Void)? = nil
     ) throws(MediaError) -> ExportResult {
-        try project.validate(operation: "export to \(path)")
+        if !alreadyValidated { try project.validate(operation: "export to \(path)") }
         let blocker = mode == .reencode ? "re-encoding was asked for" : try copyBlocker(project)
         if let blocker {
             if mode == .copy {
@@ -59,8 +59,15 @@ public enum TimelineExporter {
             return "the project sets an output size or frame rate"
         }
         var reference: (video: StreamInfo, audio: StreamInfo?)?
+        var readers: [String: MediaReader] = [:]
         for clip in timeline.clips {
-            let reader = try MediaReader(.file(clip.source))
+            let reader: MediaReader
+            if let known = readers[clip.source] {
+                reader = known
+            } else {
+                reader = try MediaReader(.file(clip.source))
+                readers[clip.source] = reader
+            }
             guard let video = reader.videoStream else { return "\(clip.source) has no video" }
             let audio = reader.audioStream
             if let reference {

@@ -81,8 +81,16 @@ public enum Remuxer {
         let totalSpan = spans.reduce(0, +)
         var doneSpan = 0.0
         var lastReported = -1.0
+        // A source used by several segments is opened once and seeked.
+        var readers: [MediaSource: MediaReader] = [firstSegment.source: first]
         for (number, segment) in segments.enumerated() {
-            let reader = number == 0 ? first : try MediaReader(segment.source, options: readerOptions)
+            let reader: MediaReader
+            if let known = readers[segment.source] {
+                reader = known
+            } else {
+                reader = try MediaReader(segment.source, options: readerOptions)
+                readers[segment.source] = reader
+            }
             let operation = "remux \(reader.source)"
             guard let video = reader.videoStream else {
                 throw MediaError(.invalidData, operation: operation, message: "the source has no video stream")
@@ -102,7 +110,7 @@ public enum Remuxer {
             }
             let start = segment.range.map { $0.start + sourceStart } ?? sourceStart
             let end = segment.range.map { $0.end + sourceStart }
-            if start > sourceStart { try reader.seek(to: start) }
+            if start > sourceStart || number > 0 { try reader.seek(to: start) }
             let segmentTotal = (end ?? (reader.duration.map { sourceStart + $0 } ?? start)) - start
 
             var origin: MediaTime?

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CameraAssemble
 import CameraCommon
 import CameraEffects
 import CameraIO
@@ -60,6 +61,50 @@ struct Bench: ParsableCommand {
                 ours: [cameracore, "check", source, "--pixel-format", "rgba"],
                 theirs: ["ffmpeg", "-v", "error", "-i", source, "-pix_fmt", "rgba", "-f", "null", "-"]),
         ]
+        // Three 10 s clips of the source; cuts at 0/20/40 s fall on keyframes (every 2 s).
+        let ranges = [(0, 10), (20, 30), (40, 50)]
+        let cutClips = ranges.enumerated().map { index, range in
+            Clip(
+                id: "c\(index)", source: source,
+                range: TimeRange(
+                    start: MediaTime(value: Int64(range.0), timescale: 1),
+                    end: MediaTime(value: Int64(range.1), timescale: 1)))
+        }
+        try Project(timeline: Timeline(clips: cutClips)).save(to: "\(work)/cut-only.json")
+        var fadeClips = cutClips
+        for index in 0..<2 {
+            fadeClips[index].transitionToNext = Transition(
+                kind: .crossfade, duration: MediaTime(value: 1, timescale: 1))
+        }
+        try Project(timeline: Timeline(clips: fadeClips)).save(to: "\(work)/crossfades.json")
+        let concatList = ranges.map {
+            "file '\(URL(fileURLWithPath: source).path)'\ninpoint \($0.0)\noutpoint \($0.1)\n"
+        }.joined()
+        try concatList.write(toFile: "\(work)/concat.txt", atomically: true, encoding: .utf8)
+        cases += [
+            BenchCase(
+                name: "cut-only timeline, 3 × 10 s 1080p (stream copy)",
+                goal: "≤ 1.0",
+                ours: [cameracore, "edit", "export", "\(work)/cut-only.json", "-o", "\(work)/ours-cuts.mp4"],
+                theirs: [
+                    "ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", "\(work)/concat.txt", "-c",
+                    "copy",
+                    "-movflags", "+faststart", "\(work)/ffmpeg-cuts.mp4",
+                ]),
+            BenchCase(
+                name: "3 × 10 s 1080p with two 1 s crossfades (re-encode, x264 veryfast crf 20)",
+                goal: "≤ 1.2",
+                ours: [cameracore, "edit", "export", "\(work)/crossfades.json", "-o", "\(work)/ours-fades.mp4"],
+                theirs: [
+                    "ffmpeg", "-v", "error", "-y", "-ss", "0", "-t", "10", "-i", source, "-ss", "20", "-t", "10", "-i",
+                    source,
+                    "-ss", "40", "-t", "10", "-i", source, "-filter_complex",
+                    "[0:v][1:v]xfade=transition=fade:duration=1:offset=9[v01];[v01][2:v]xfade=transition=fade:duration=1:offset=18[v];[0:a][1:a]acrossfade=d=1[a01];[a01][2:a]acrossfade=d=1[a]",
+                    "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-g", "60",
+                    "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "\(work)/ffmpeg-fades.mp4",
+                ],
+                maxRuns: 2),
+        ]
         let runLayers = only.map { $0.contains("layer") } ?? true
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
@@ -68,7 +113,7 @@ struct Bench: ParsableCommand {
         for benchCase in cases {
             var ours: [Measurement] = []
             var theirs: [Measurement] = []
-            for _ in 0..<runs {
+            for _ in 0..<min(runs, benchCase.maxRuns) {
                 ours.append(try Measurement.run(benchCase.ours))
                 theirs.append(try Measurement.run(benchCase.theirs))
             }
@@ -115,6 +160,8 @@ struct BenchCase {
     var goal: String
     var ours: [String]
     var theirs: [String]
+    /// Long cases run fewer times.
+    var maxRuns: Int = .max
 }
 
 /// One child process's wall time and peak resident memory.
