@@ -10,7 +10,9 @@ public final class TimelineRenderer {
     public let width: Int
     public let height: Int
     public let frameRate: Rational
-    private var cursors: [String: ClipCursor] = [:]
+    /// One decoder per clip, not per source: two clips of the same file meet in a transition, and
+    /// a shared cursor would seek back and forth on every frame of it.
+    private var cursors: [Int: ClipCursor] = [:]
     private var stacks: [Int: LayerStack] = [:]
 
     /// - Throws: ``MediaError`` when a source cannot be opened or an effect cannot be built.
@@ -20,7 +22,7 @@ public final class TimelineRenderer {
         }
         self.project = project
         let cursor = try ClipCursor(source: first.source)
-        cursors[first.source] = cursor
+        cursors[0] = cursor
         let sourceWidth = cursor.stream.width ?? 1280
         let sourceHeight = cursor.stream.height ?? 720
         let turned = (first.rotation + cursor.stream.rotation) % 180 == 90
@@ -63,7 +65,7 @@ public final class TimelineRenderer {
 
     private func clipFrame(index: Int, localTime: MediaTime) throws(MediaError) -> VideoFrame {
         let clip = project.timeline.clips[index]
-        let cursor = try cursor(for: clip.source)
+        let cursor = try cursor(for: index)
         guard var frame = try cursor.frame(at: localTime) else { return FrameOps.black(width: width, height: height) }
         let rotation = (clip.rotation + cursor.stream.rotation) % 360
         if rotation != 0 { frame = FrameOps.rotated(frame, degrees: rotation) }
@@ -75,10 +77,12 @@ public final class TimelineRenderer {
         return frame
     }
 
-    private func cursor(for source: String) throws(MediaError) -> ClipCursor {
-        if let cursor = cursors[source] { return cursor }
-        let cursor = try ClipCursor(source: source)
-        cursors[source] = cursor
+    private func cursor(for index: Int) throws(MediaError) -> ClipCursor {
+        if let cursor = cursors[index] { return cursor }
+        let cursor = try ClipCursor(source: project.timeline.clips[index].source)
+        cursors[index] = cursor
+        // Clips play in order: a cursor two clips back is done with, so free its decoder.
+        cursors[index - 2] = nil
         return cursor
     }
 

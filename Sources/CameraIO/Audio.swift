@@ -188,10 +188,15 @@ public final class AudioEncoder {
     public func encode(_ samples: [Float]) throws(MediaError) -> [MediaSample] {
         pending += samples
         var output: [MediaSample] = []
-        while pending.count >= frameSize * channels {
-            output += try encodeFrame(Array(pending.prefix(frameSize * channels)))
-            pending.removeFirst(frameSize * channels)
+        let block = frameSize * channels
+        var offset = 0
+        // Walk the buffer with an offset and drop the consumed part once (removing from the front
+        // per frame would move the whole buffer every time).
+        while pending.count - offset >= block {
+            output += try encodeFrame(Array(pending[offset..<(offset + block)]))
+            offset += block
         }
+        pending.removeFirst(offset)
         return output
     }
 

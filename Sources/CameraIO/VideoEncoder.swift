@@ -82,6 +82,8 @@ public final class VideoEncoder {
         context.pointee.framerate = AVRational(settings.frameRate)
         context.pointee.gop_size = Int32(settings.gopSize)
         context.pointee.max_b_frames = Int32(settings.maxBFrames)
+        // libavcodec defaults to one thread; 0 lets x264 use every core, as the ffmpeg command line does.
+        context.pointee.thread_count = 0
         context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         if let bitRate = settings.bitRate {
             context.pointee.bit_rate = Int64(bitRate)
