@@ -84,14 +84,6 @@ public struct Timeline: Sendable, Codable, Equatable {
         return start + last.duration
     }
 
-    /// Whether export can copy compressed samples: hard cuts only, no pixel edits.
-    public var isCutOnly: Bool {
-        clips.allSatisfy { clip in
-            !clip.mirrored && (clip.effects?.layers.isEmpty ?? true)
-                && (clip.transitionToNext == nil || clip.id == clips.last?.id)
-        } && Set(clips.map(\.rotation)).count <= 1
-    }
-
     /// The clips sounding/visible at timeline time `t`: one, or two inside a transition (the
     /// outgoing first) with the incoming clip's weight 0…1.
     public func clips(at time: MediaTime) -> [(index: Int, localTime: MediaTime, weight: Double)] {
