@@ -107,13 +107,12 @@ public enum TimelineExporter {
         -> ExportResult
     {
         let clips = project.timeline.clips
-        let first = try MediaReader(.file(clips[0].source))
         let result = try Remuxer.concatenate(
             clips.map { Remuxer.Segment(source: .file($0.source), range: $0.range) }, to: path,
-            rotation: (clips[0].rotation + (first.videoStream?.rotation ?? 0)) % 360, progress: progress)
+            extraRotation: clips[0].rotation, progress: progress)
         return ExportResult(
             mode: .streamCopy, reason: nil, videoFrames: result.videoFrames, duration: result.duration.seconds,
-            hasAudio: first.audioStream != nil)
+            hasAudio: result.hasAudio)
     }
 
     // MARK: - Re-encode

@@ -19,7 +19,7 @@ public enum PixelFormat: String, Sendable, Codable, CaseIterable {
     }
 
     /// Bytes per pixel of a plane's samples (UV in NV12 is two bytes per chroma sample pair).
-    func bytesPerPixel(plane: Int) -> Int {
+    public func bytesPerPixel(plane: Int) -> Int {
         switch self {
         case .gray8, .yuv420p: 1
         case .rgba: 4

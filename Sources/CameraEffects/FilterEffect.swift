@@ -77,7 +77,7 @@ public final class FilterEffect: InPlaceTransformLayer {
                     }
                     for index in 1..<frame.planes.count {
                         PixelOps.applyTable(
-                            chroma, to: &frame.planes[index], channels: index == 1 && frame.format == .nv12 ? 2 : 1)
+                            chroma, to: &frame.planes[index], channels: frame.format.bytesPerPixel(plane: index))
                     }
                 }
             }
@@ -92,7 +92,7 @@ public final class FilterEffect: InPlaceTransformLayer {
             let factor = configuration.kind == .saturation ? amount : 1 - amount
             let table = (0..<256).map { UInt8(clamping: Int((128 + (Double($0) - 128) * factor).rounded())) }
             for index in 1..<frame.planes.count {
-                PixelOps.applyTable(table, to: &frame.planes[index], channels: frame.format == .nv12 ? 2 : 1)
+                PixelOps.applyTable(table, to: &frame.planes[index], channels: frame.format.bytesPerPixel(plane: index))
             }
         case (.saturation, .gray8), (.grayscale, .gray8):
             break  // already grey
@@ -102,8 +102,7 @@ public final class FilterEffect: InPlaceTransformLayer {
             let radius = Int((amount * Double(frame.height) / 1080).rounded())
             guard radius > 0 else { return true }
             for index in frame.planes.indices {
-                let channels =
-                    frame.format == .rgba ? 4 : (frame.format == .nv12 && index == 1 ? 2 : 1)
+                let channels = frame.format.bytesPerPixel(plane: index)
                 let planeRadius = index > 0 && frame.format.isSubsampled ? max(1, radius / 2) : radius
                 PixelOps.blur(&frame.planes[index], channels: channels, radius: planeRadius)
             }
@@ -116,7 +115,7 @@ public final class FilterEffect: InPlaceTransformLayer {
                 cache = (width, height, map)
                 return map
             }
-            let channels = frame.format == .rgba ? 4 : 1
+            let channels = frame.format.bytesPerPixel(plane: 0)
             PixelOps.applyFactorMap(
                 map, to: &frame.planes[0], channels: channels, colorChannels: frame.format == .rgba ? 3 : 1)
         }

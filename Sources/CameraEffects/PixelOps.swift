@@ -109,20 +109,6 @@ enum PixelOps {
         }
     }
 
-    /// Runs `transform` over every RGBA pixel as one little-endian 32-bit word, row by row.
-    @inline(__always)
-    static func forEachPixelWord(_ plane: inout Plane, _ transform: (UInt32) -> UInt32) {
-        let width = plane.width
-        let height = plane.height
-        let stride = plane.bytesPerRow
-        plane.bytes.withUnsafeMutableBytes { raw in
-            for row in 0..<height {
-                let line = (raw.baseAddress! + row * stride).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<width { line[x] = transform(line[x]) }
-            }
-        }
-    }
-
     /// Saturation matrix (Rec. 601 luma weights): 0 is grey, 1 unchanged, above 1 more vivid.
     static func saturationMatrix(_ s: Double) -> [Double] {
         let (lr, lg, lb) = (0.299, 0.587, 0.114)
@@ -139,19 +125,19 @@ enum PixelOps {
     /// sums so the cost does not grow with the radius.
     static func blur(_ plane: inout Plane, channels: Int, radius: Int, passes: Int = 3) {
         guard radius > 0, plane.width > 1, plane.height > 1 else { return }
-        var scratch = [UInt8](repeating: 0, count: max(plane.width, plane.height) * channels)
+        var rowBuffer = [UInt8](repeating: 0, count: plane.width * channels)
         for _ in 0..<passes {
-            blurRows(&plane, channels: channels, radius: radius, scratch: &scratch)
-            blurColumns(&plane, channels: channels, radius: radius, scratch: &scratch)
+            blurRows(&plane, channels: channels, radius: radius, rowBuffer: &rowBuffer)
+            blurColumns(&plane, channels: channels, radius: radius)
         }
     }
 
-    private static func blurRows(_ plane: inout Plane, channels: Int, radius: Int, scratch: inout [UInt8]) {
+    private static func blurRows(_ plane: inout Plane, channels: Int, radius: Int, rowBuffer: inout [UInt8]) {
         let width = plane.width
         let stride = plane.bytesPerRow
         let height = plane.height
         let window = Int32(2 * radius + 1)
-        scratch.withUnsafeMutableBufferPointer { temp in
+        rowBuffer.withUnsafeMutableBufferPointer { temp in
             plane.bytes.withUnsafeMutableBufferPointer { bytes in
                 for row in 0..<height {
                     let line = bytes.baseAddress! + row * stride
@@ -172,7 +158,7 @@ enum PixelOps {
         }
     }
 
-    private static func blurColumns(_ plane: inout Plane, channels: Int, radius: Int, scratch: inout [UInt8]) {
+    private static func blurColumns(_ plane: inout Plane, channels: Int, radius: Int) {
         let width = plane.width
         let stride = plane.bytesPerRow
         let height = plane.height

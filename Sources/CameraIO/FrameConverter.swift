@@ -79,7 +79,7 @@ extension VideoFrame {
         var planes: [Plane] = []
         for index in 0..<format.planeCount {
             let size = format.planeSize(index, width: width, height: height)
-            let rowBytes = size.width * (format == .rgba ? 4 : (format == .nv12 && index == 1 ? 2 : 1))
+            let rowBytes = size.width * format.bytesPerPixel(plane: index)
             let count = rowBytes * size.height
             let bytes = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
             planes.append(Plane(width: size.width, height: size.height, bytesPerRow: rowBytes, bytes: bytes))

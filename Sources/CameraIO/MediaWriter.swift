@@ -90,8 +90,7 @@ public final class MediaWriter {
             avio_closep(&context.pointee.pb)
         }
         if let temporaryPath, !finished { unlink(temporaryPath) }
-        if let sink, let context {
-            _ = sink
+        if sink != nil, let context {
             if let pb = context.pointee.pb {
                 av_freep(&pb.pointee.buffer)
                 var owned: UnsafeMutablePointer<AVIOContext>? = pb

@@ -14,6 +14,8 @@ public struct RemuxResult: Sendable, Codable, Equatable {
     public var samples: Int
     /// Duration of the written video, first frame to the end of the last.
     public var duration: MediaTime
+    /// Whether an audio stream was copied.
+    public var hasAudio: Bool
 }
 
 /// Copies time ranges of sources into a new file without re-encoding.
@@ -54,11 +56,12 @@ public enum Remuxer {
     /// codec settings (the first source's stream descriptions are written); start each range on a
     /// keyframe for exact cuts.
     ///
-    /// - Parameter rotation: clockwise display rotation to write; nil keeps the first source's.
+    /// - Parameter extraRotation: clockwise degrees added to the first source's own display
+    ///   rotation (a rotation-only edit needs no re-encode: it is a display matrix).
     @discardableResult
     public static func concatenate(
         _ segments: [Segment], to path: String, container: MediaWriter.Container = .mp4(), includeAudio: Bool = true,
-        rotation: Int? = nil, readerOptions: ReaderOptions = ReaderOptions(), progress: ((Double) -> Void)? = nil
+        extraRotation: Int = 0, readerOptions: ReaderOptions = ReaderOptions(), progress: ((Double) -> Void)? = nil
     ) throws(MediaError) -> RemuxResult {
         guard let firstSegment = segments.first else {
             throw MediaError(.invalidArgument, operation: "remux to \(path)", message: "nothing to copy")
@@ -71,7 +74,8 @@ public enum Remuxer {
         let firstAudio = includeAudio ? first.audioStream : nil
         let writer = try MediaWriter(
             destination: .file(path), container: container, copying: first,
-            streams: [firstVideo.index] + (firstAudio.map { [$0.index] } ?? []), rotation: rotation)
+            streams: [firstVideo.index] + (firstAudio.map { [$0.index] } ?? []),
+            rotation: ((firstVideo.rotation + extraRotation) % 360 + 360) % 360)
 
         var cursor = MediaTime.zero  // where the next segment starts in the output
         var videoFrames = 0
@@ -173,6 +177,6 @@ public enum Remuxer {
         progress?(1)
         return RemuxResult(
             sourceStart: firstStart ?? .zero, sourceEnd: lastEnd, videoFrames: videoFrames,
-            samples: writer.writtenSampleCount, duration: cursor)
+            samples: writer.writtenSampleCount, duration: cursor, hasAudio: firstAudio != nil)
     }
 }

@@ -3,6 +3,11 @@ import CameraTesting
 import Foundation
 import Testing
 
+/// Runs the built `cameracore` binary with `arguments` and returns what it printed.
+func run(_ arguments: [String]) throws -> Subprocess.Output {
+    try Subprocess.run(CommandTests.binary, arguments, check: false)
+}
+
 /// End-to-end: run the built `cameracore` binary as a user would.
 @Suite("cameracore command")
 struct CommandTests {
@@ -12,10 +17,6 @@ struct CommandTests {
         if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
         return folder.appendingPathComponent("cameracore").path
     }()
-
-    func run(_ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(Self.binary, arguments, check: false)
-    }
 
     @Test("probe --json reports exact frame counts and keyframes")
     func probeJSON() throws {
@@ -76,9 +77,6 @@ struct CommandTests {
 
 @Suite("cameracore effects")
 struct EffectsCommandTests {
-    func run(_ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(CommandTests.binary, arguments, check: false)
-    }
 
     @Test("renders a video through a stack file, keeps every frame and the audio")
     func renderStack() throws {
@@ -114,9 +112,6 @@ struct EffectsCommandTests {
 
 @Suite("cameracore edit")
 struct EditCommandTests {
-    func run(_ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(CommandTests.binary, arguments, check: false)
-    }
 
     @Test("new, trim, transition, export and sheet; a bad trim is refused and the file kept")
     func editFlow() throws {
