@@ -16,7 +16,9 @@ let package = Package(
         .library(name: "CameraTransform", targets: ["CameraTransform"]),
         .library(name: "CameraEffects", targets: ["CameraEffects"]),
         .library(name: "CameraAssemble", targets: ["CameraAssemble"]),
+        .library(name: "CGameKit", targets: ["CGameKit"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
+        .executable(name: "cgame", targets: ["cgame"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -63,16 +65,46 @@ let package = Package(
             dependencies: ["CameraCommon", "CameraIO", "CameraTransform", "CameraEffects"],
             swiftSettings: swiftSettings
         ),
+        // Tesseract 5 (libtesseract-dev) reads on-screen text for CGame's event detection.
+        .systemLibrary(
+            name: "CTesseract",
+            pkgConfig: "tesseract",
+            providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]
+        ),
+        .target(
+            name: "CGameKit",
+            dependencies: ["CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cgame",
+            dependencies: [
+                "CommandLineSupport", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CGameKitTests",
+            dependencies: ["CameraCommon", "CameraIO", "CGameKit", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CameraTesting",
             dependencies: ["CameraCommon", "CameraIO"],
             resources: [.copy("Resources/rtsp_server.py")],
             swiftSettings: swiftSettings
         ),
+        // What the command-line tools share: progress bars, --json output, stderr messages.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: ["CameraCommon"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "cameracore",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraTransform", "CameraEffects", "CameraAssemble",
+                "CommandLineSupport", "CameraCommon", "CameraIO", "CameraTransform", "CameraEffects", "CameraAssemble",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

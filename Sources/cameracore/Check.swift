@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraCommon
 import CameraIO
+import CommandLineSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraCommon
 import CameraIO
+import CommandLineSupport
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(

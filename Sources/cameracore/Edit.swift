@@ -3,6 +3,7 @@ import CameraAssemble
 import CameraCommon
 import CameraEffects
 import CameraIO
+import CommandLineSupport
 
 struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

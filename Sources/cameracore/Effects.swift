@@ -3,6 +3,7 @@ import CameraCommon
 import CameraEffects
 import CameraIO
 import CameraTransform
+import CommandLineSupport
 import FoundationEssentials
 
 struct Effects: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraCommon
 import CameraIO
+import CommandLineSupport
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(

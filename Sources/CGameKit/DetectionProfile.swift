@@ -1,0 +1,192 @@
+import CameraCommon
+
+/// An in-game event found in a frame's text.
+public struct EventMatch: Sendable, Hashable, Codable {
+    /// The event type, e.g. `Kill`.
+    public var type: String
+    /// The line that matched, as recognised.
+    public var text: String
+    public var confidence: Double
+
+    public init(type: String, text: String, confidence: Double) {
+        self.type = type
+        self.text = text
+        self.confidence = confidence
+    }
+}
+
+/// A game-specific detection configuration (the spec's `DetectionProfile`).
+public protocol DetectionProfile: Sendable {
+    var name: String { get }
+    /// Where the game shows the text that announces events, normalised to the frame (top left origin).
+    var recognitionRegion: NormalizedRect { get }
+    /// How to read that region.
+    var recognitionOptions: RecognitionOptions { get }
+    /// Seconds during which the same event text seen again is the same event (kill feeds show each
+    /// line for a few seconds).
+    var debounce: Double { get }
+    /// The events announced by these lines of text.
+    func events(in observations: [TextObservation]) -> [EventMatch]
+}
+
+extension DetectionProfile {
+    /// The spec's entry point: whether these observations announce any event.
+    public func didDetectEvent(from observations: [TextObservation]) -> Bool {
+        !events(in: observations).isEmpty
+    }
+}
+
+/// A detection profile read from JSON, so players add games without recompiling.
+///
+/// ```json
+/// {
+///   "name": "Fortnite",
+///   "region": { "x": 0.0, "y": 0.55, "width": 0.32, "height": 0.25 },
+///   "polarity": "light",
+///   "pageSegmentation": "singleBlock",
+///   "events": [
+///     { "type": "Kill", "keywords": ["eliminated"], "minimumConfidence": 0.6 },
+///     { "type": "Victory", "patterns": ["victory\\s+royale"] }
+///   ]
+/// }
+/// ```
+public struct GameProfile: DetectionProfile, Codable {
+    public struct EventRule: Sendable, Codable, Hashable {
+        /// The event's name, e.g. `Kill`, `Knock`, `Victory`.
+        public var type: String
+        /// Words or phrases that announce the event, matched as whole words after case and accent
+        /// folding. Words of 6 letters or more tolerate one misread letter.
+        public var keywords: [String]
+        /// Regular expressions (Swift `Regex` syntax) matched against the folded line.
+        public var patterns: [String]
+        /// Lines recognised with less confidence than this (0...1) are ignored.
+        public var minimumConfidence: Double
+        /// Seconds during which the same line again is the same event; nil uses the profile's.
+        public var debounce: Double?
+        /// Words that veto a match on the same line (e.g. `teammate` for a team-kill message).
+        public var excludeKeywords: [String]
+
+        public init(
+            type: String, keywords: [String] = [], patterns: [String] = [], minimumConfidence: Double = 0.5,
+            debounce: Double? = nil, excludeKeywords: [String] = []
+        ) {
+            self.type = type
+            self.keywords = keywords
+            self.patterns = patterns
+            self.minimumConfidence = minimumConfidence
+            self.debounce = debounce
+            self.excludeKeywords = excludeKeywords
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decode(String.self, forKey: .type)
+            keywords = try container.decodeIfPresent([String].self, forKey: .keywords) ?? []
+            patterns = try container.decodeIfPresent([String].self, forKey: .patterns) ?? []
+            minimumConfidence = try container.decodeIfPresent(Double.self, forKey: .minimumConfidence) ?? 0.5
+            debounce = try container.decodeIfPresent(Double.self, forKey: .debounce)
+            excludeKeywords = try container.decodeIfPresent([String].self, forKey: .excludeKeywords) ?? []
+        }
+    }
+
+    public var name: String
+    /// Other names the profile answers to (e.g. `cs2` for Counter-Strike 2).
+    public var aliases: [String]
+    public var region: NormalizedRect
+    public var pageSegmentation: PageSegmentation
+    public var polarity: TextPolarity
+    public var characterWhitelist: String?
+    public var debounce: Double
+    public var events: [EventRule] { didSet { matchers = RuleMatchers(events) } }
+    /// Rules with folded keywords and compiled patterns, built once per profile rather than per frame.
+    private var matchers: RuleMatchers
+
+    private enum CodingKeys: String, CodingKey {
+        case name, aliases, region, pageSegmentation, polarity, characterWhitelist, debounce, events
+    }
+
+    public var recognitionRegion: NormalizedRect { region }
+    public var recognitionOptions: RecognitionOptions {
+        RecognitionOptions(
+            pageSegmentation: pageSegmentation, characterWhitelist: characterWhitelist, polarity: polarity)
+    }
+
+    public init(
+        name: String, aliases: [String] = [], region: NormalizedRect, pageSegmentation: PageSegmentation = .singleBlock,
+        polarity: TextPolarity = .light, characterWhitelist: String? = nil, debounce: Double = 4,
+        events: [EventRule]
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.region = region
+        self.pageSegmentation = pageSegmentation
+        self.polarity = polarity
+        self.characterWhitelist = characterWhitelist
+        self.debounce = debounce
+        self.events = events
+        self.matchers = RuleMatchers(events)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        aliases = try container.decodeIfPresent([String].self, forKey: .aliases) ?? []
+        region = try container.decode(NormalizedRect.self, forKey: .region)
+        pageSegmentation =
+            try container.decodeIfPresent(PageSegmentation.self, forKey: .pageSegmentation) ?? .singleBlock
+        polarity = try container.decodeIfPresent(TextPolarity.self, forKey: .polarity) ?? .light
+        characterWhitelist = try container.decodeIfPresent(String.self, forKey: .characterWhitelist)
+        debounce = try container.decodeIfPresent(Double.self, forKey: .debounce) ?? 4
+        events = try container.decode([EventRule].self, forKey: .events)
+        matchers = RuleMatchers(events)
+    }
+
+    public func events(in observations: [TextObservation]) -> [EventMatch] {
+        var matches: [EventMatch] = []
+        for observation in observations {
+            let folded = TextFolding.fold(observation.text)
+            let words = TextFolding.words(folded)
+            for matcher in matchers.rules where observation.confidence >= matcher.rule.minimumConfidence {
+                if matcher.matches(folded: folded, words: words) {
+                    matches.append(
+                        EventMatch(type: matcher.rule.type, text: observation.text, confidence: observation.confidence))
+                    break  // one event per line: the first rule that matches wins
+                }
+            }
+        }
+        return matches
+    }
+
+    /// The debounce window of an event type.
+    public func debounce(for type: String) -> Double {
+        events.first { $0.type == type }?.debounce ?? debounce
+    }
+}
+
+/// Immutable compiled rules shared by copies of a profile.
+final class RuleMatchers: @unchecked Sendable {
+    let rules: [RuleMatcher]
+    init(_ events: [GameProfile.EventRule]) { rules = events.map { RuleMatcher(rule: $0) } }
+}
+
+/// A rule with its keywords folded and its patterns compiled.
+struct RuleMatcher {
+    let rule: GameProfile.EventRule
+    let keywords: [[String]]
+    let excluded: [[String]]
+    let patterns: [Regex<AnyRegexOutput>]
+
+    init(rule: GameProfile.EventRule) {
+        self.rule = rule
+        keywords = rule.keywords.map { TextFolding.words(TextFolding.fold($0)) }.filter { !$0.isEmpty }
+        excluded = rule.excludeKeywords.map { TextFolding.words(TextFolding.fold($0)) }.filter { !$0.isEmpty }
+        // Patterns are checked by GameProfile.validate(); one that does not compile is skipped here.
+        patterns = rule.patterns.compactMap { try? Regex(TextFolding.fold($0)).ignoresCase() }
+    }
+
+    func matches(folded: String, words: [String]) -> Bool {
+        if excluded.contains(where: { TextFolding.containsPhrase($0, in: words, fuzzy: false) }) { return false }
+        if keywords.contains(where: { TextFolding.containsPhrase($0, in: words, fuzzy: true) }) { return true }
+        return patterns.contains { (try? $0.firstMatch(in: folded)) != nil }
+    }
+}

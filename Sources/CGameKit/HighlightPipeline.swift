@@ -1,0 +1,186 @@
+import CameraCommon
+import CameraIO
+import Dispatch
+import FoundationEssentials
+import Synchronization
+
+/// The whole capture pipeline (the spec's SampleHandler): source → buffer; sampled frames → event
+/// detector → highlight sessions → clip exporter → pending store.
+///
+/// The reading thread only reads, buffers, decodes and queues frames; recognition runs on the
+/// detector's workers and clip export on its own queue, so a live source is never held up.
+public final class HighlightPipeline: Sendable {
+    public struct Configuration: Sendable {
+        public var source: MediaSource
+        public var readerOptions: ReaderOptions
+        public var profile: GameProfile
+        public var highlights: HighlightSettings
+        public var detector: EventDetector.Options
+        public var bufferDuration: Double
+        public var bufferBytes: Int
+        /// Write clips (false: detect only).
+        public var exportClips: Bool
+
+        public init(
+            source: MediaSource, readerOptions: ReaderOptions = ReaderOptions(), profile: GameProfile,
+            highlights: HighlightSettings = HighlightSettings(), detector: EventDetector.Options? = nil,
+            bufferDuration: Double = 30, bufferBytes: Int = 48 * 1024 * 1024, exportClips: Bool = true
+        ) {
+            self.source = source
+            self.readerOptions = readerOptions
+            self.profile = profile
+            self.highlights = highlights
+            // Live sources drop frames when OCR falls behind; files wait so every sample is read.
+            self.detector = detector ?? EventDetector.Options(dropWhenBusy: source.isNetwork)
+            self.bufferDuration = bufferDuration
+            self.bufferBytes = bufferBytes
+            self.exportClips = exportClips
+        }
+    }
+
+    /// Where a run is, for progress displays.
+    public struct Progress: Sendable {
+        /// Seconds of media read.
+        public var position: Double
+        /// The source's length when known (files).
+        public var duration: Double?
+        public var events: Int
+        public var clips: Int
+        public var droppedFrames: Int
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Codable {
+        public var game: String
+        /// Events with times relative to the start of the source.
+        public var events: [DetectedEvent]
+        public var clips: [ClipMetadata]
+        /// Clips that could not be written, with the reason.
+        public var failures: [String]
+        public var statistics: EventDetector.Statistics
+        public var mediaSeconds: Double
+        public var wallSeconds: Double
+        public var speed: Double { wallSeconds > 0 ? mediaSeconds / wallSeconds : 0 }
+        public var peakBufferBytes: Int
+
+        private enum CodingKeys: String, CodingKey {
+            case game, events, clips, failures, statistics, mediaSeconds, wallSeconds, peakBufferBytes
+        }
+    }
+
+    public let configuration: Configuration
+    private let stopRequested = Atomic<Bool>(false)
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Asks a running ``run(store:onEvent:onClip:progress:)`` to stop after the current sample; open
+    /// highlights are still saved.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Reads the source to its end (or until ``stop()``), saving clips into `store`.
+    ///
+    /// - Throws: ``MediaError`` for a source that cannot be opened or read, or an OCR engine that
+    ///   cannot load. Clips saved before an error stay saved.
+    public func run(
+        store: PendingClipStore?, onEvent: (@Sendable (DetectedEvent) -> Void)? = nil,
+        onClip: (@Sendable (ClipMetadata) -> Void)? = nil, progress: ((Progress) -> Void)? = nil
+    ) throws(MediaError) -> Summary {
+        let started = ContinuousClock.now
+        let origin = Date()
+        let config = configuration
+        let reader = try MediaReader(config.source, options: config.readerOptions)
+        guard let video = reader.videoStream else {
+            throw MediaError(
+                .invalidArgument, operation: "read \(config.source)", message: "the source has no video stream")
+        }
+        let detector = try EventDetector(profile: config.profile, options: config.detector)
+        let step = detector.frameStep(framesPerSecond: video.framesPerSecond)
+        let decoder = try VideoDecoder(reader: reader, streamIndex: video.index, format: .yuv420p, every: step)
+        let buffer = ContinuousBuffer(
+            maxDuration: MediaTime(seconds: config.bufferDuration), maxBytes: config.bufferBytes)
+        let sourceStart = reader.startTime ?? .zero
+        let exporter = store.map {
+            ClipExporter(
+                store: $0, streams: reader.streams, game: config.profile.name,
+                origin: origin.addingTimeInterval(-sourceStart.seconds))
+        }
+        var sessions = HighlightSessionManager(settings: config.highlights)
+        let exportQueue = DispatchQueue(label: "cgame.export")
+        let results = Mutex<(clips: [ClipMetadata], failures: [String])>(([], []))
+        var events: [DetectedEvent] = []
+        var peakBytes = 0
+        var position = MediaTime.zero
+        var lastProgress = -1.0
+
+        func export(_ highlights: [Highlight]) {
+            guard config.exportClips, let exporter, !highlights.isEmpty else { return }
+            for highlight in highlights {
+                exportQueue.async {
+                    do throws(MediaError) {
+                        let clip = try exporter.export(highlight, from: buffer)
+                        results.withLock { $0.clips.append(clip) }
+                        onClip?(clip)
+                    } catch {
+                        results.withLock { $0.failures.append("\(highlight.name): \(error)") }
+                    }
+                }
+            }
+        }
+
+        func collect() {
+            let (found, analyzed) = detector.takeEvents()
+            for event in found {
+                sessions.handleEvent(event)
+                var reported = event
+                reported.time = event.time - sourceStart
+                reported.frame = nil
+                events.append(reported)
+                onEvent?(reported)
+            }
+            export(sessions.takeReady(analyzedThrough: analyzed, buffered: buffer.range))
+        }
+
+        var readError: MediaError?
+        do throws(MediaError) {
+            while !stopRequested.load(ordering: .relaxed), let sample = try reader.nextSample() {
+                buffer.add(sample)
+                peakBytes = max(peakBytes, buffer.byteCount)
+                if let time = sample.presentationTime { position = max(position, time - sourceStart) }
+                if sample.streamIndex == video.index {
+                    for frame in try decoder.decode(sample) {
+                        detector.submit(frame, at: frame.pts ?? sample.presentationTime ?? .zero)
+                    }
+                }
+                collect()
+                if let progress, position.seconds - lastProgress >= 0.5 {
+                    lastProgress = position.seconds
+                    progress(
+                        Progress(
+                            position: position.seconds, duration: reader.duration?.seconds, events: events.count,
+                            clips: results.withLock { $0.clips.count }, droppedFrames: detector.statistics.dropped))
+                }
+            }
+            for frame in try decoder.flush() { detector.submit(frame, at: frame.pts ?? position + sourceStart) }
+        } catch {
+            // Keep what was found: finish detection and save open highlights, then report.
+            readError = error
+        }
+        detector.finish()
+        collect()
+        export(sessions.flush(buffered: buffer.range))
+        exportQueue.sync {}
+        if let readError, events.isEmpty { throw readError }
+        let elapsed = ContinuousClock.now - started
+        let (clips, failures) = results.withLock { $0 }
+        return Summary(
+            game: config.profile.name, events: events, clips: clips.sorted { $0.sourceStart < $1.sourceStart },
+            failures: failures + (readError.map { ["stopped reading: \($0)"] } ?? []),
+            statistics: detector.statistics, mediaSeconds: position.seconds,
+            wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            peakBufferBytes: peakBytes)
+    }
+}

@@ -1,0 +1,99 @@
+/// Case and accent folding and word matching for recognised text.
+///
+/// Player names and game text mix cases and accents (`ÉLIMINÉ`, `Eliminé`), and OCR misreads single
+/// letters (`elirninated`). Folding makes both sides comparable; the fuzzy match forgives one
+/// substituted letter in long words but never an added or missing one, so `eliminate` or
+/// `eliminations` do not count as `eliminated`.
+enum TextFolding {
+    /// Lowercased, accents removed, OCR look-alikes of letters kept as they are.
+    static func fold(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.lowercased().unicodeScalars {
+            if let plain = accentless[scalar] {
+                out.append(contentsOf: plain.unicodeScalars)
+            } else if (0x300...0x36F).contains(scalar.value) {
+                continue  // a combining accent on its own
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// The letter-and-digit runs of a folded line.
+    static func words(_ folded: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        for character in folded {
+            if character.isLetter || character.isNumber {
+                current.append(character)
+            } else if !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// Whether `phrase` (folded words) occurs as consecutive whole words in `words`.
+    static func containsPhrase(_ phrase: [String], in words: [String], fuzzy: Bool) -> Bool {
+        guard !phrase.isEmpty, words.count >= phrase.count else { return false }
+        for start in 0...(words.count - phrase.count) {
+            var all = true
+            for (offset, expected) in phrase.enumerated()
+            where !wordMatches(words[start + offset], expected, fuzzy: fuzzy) {
+                all = false
+                break
+            }
+            if all { return true }
+        }
+        return false
+    }
+
+    static func wordMatches(_ word: String, _ expected: String, fuzzy: Bool) -> Bool {
+        if word == expected { return true }
+        guard fuzzy, expected.count >= 6, word.count == expected.count else { return false }
+        var differences = 0
+        for (a, b) in zip(word, expected) where a != b {
+            differences += 1
+            if differences > 1 { return false }
+        }
+        return true
+    }
+
+    /// Similarity of two lines, 0...1 (1 − edit distance / longer length), to tell a line seen
+    /// again with a misread letter from a new line.
+    static func similarity(_ a: String, _ b: String) -> Double {
+        let x = Array(a)
+        let y = Array(b)
+        if x.isEmpty && y.isEmpty { return 1 }
+        var previous = Array(0...y.count)
+        var current = [Int](repeating: 0, count: y.count + 1)
+        for i in 1...max(1, x.count) where !x.isEmpty {
+            current[0] = i
+            for j in stride(from: 1, through: y.count, by: 1) {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        let distance = x.isEmpty ? y.count : previous[y.count]
+        return 1 - Double(distance) / Double(max(x.count, y.count))
+    }
+
+    /// Latin letters with diacritics (Latin-1 Supplement and Latin Extended-A) → plain letters.
+    private static let accentless: [Unicode.Scalar: String] = {
+        let pairs: [(String, String)] = [
+            ("àáâãäåāăą", "a"), ("çćĉċč", "c"), ("ďđ", "d"), ("èéêëēĕėęě", "e"), ("ĝğġģ", "g"), ("ĥħ", "h"),
+            ("ìíîïĩīĭįı", "i"), ("ĵ", "j"), ("ķ", "k"), ("ĺļľŀł", "l"), ("ñńņňŉ", "n"), ("òóôõöøōŏő", "o"),
+            ("ŕŗř", "r"), ("śŝşš", "s"), ("ţťŧ", "t"), ("ùúûüũūŭůűų", "u"), ("ŵ", "w"), ("ýÿŷ", "y"),
+            ("źżž", "z"), ("æ", "ae"), ("œ", "oe"), ("ß", "ss"), ("þ", "th"), ("ð", "d"),
+        ]
+        var table: [Unicode.Scalar: String] = [:]
+        for (letters, plain) in pairs {
+            for scalar in letters.unicodeScalars { table[scalar] = plain }
+        }
+        return table
+    }()
+}
