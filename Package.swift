@@ -86,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CGameKitTests",
-            dependencies: ["CameraCommon", "CameraIO", "CGameKit", "CameraTesting"],
+            dependencies: ["cgame", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -113,6 +113,7 @@ let package = Package(
             name: "cameracore-bench",
             dependencies: [
                 "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
+                "CGameKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -7,11 +7,17 @@ public struct EventMatch: Sendable, Hashable, Codable {
     /// The line that matched, as recognised.
     public var text: String
     public var confidence: Double
+    /// Where the line is in the region.
+    public var box: NormalizedRect
 
-    public init(type: String, text: String, confidence: Double) {
+    public init(
+        type: String, text: String, confidence: Double,
+        box: NormalizedRect = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
+    ) {
         self.type = type
         self.text = text
         self.confidence = confidence
+        self.box = box
     }
 }
 
@@ -149,7 +155,9 @@ public struct GameProfile: DetectionProfile, Codable {
             for matcher in matchers.rules where observation.confidence >= matcher.rule.minimumConfidence {
                 if matcher.matches(folded: folded, words: words) {
                     matches.append(
-                        EventMatch(type: matcher.rule.type, text: observation.text, confidence: observation.confidence))
+                        EventMatch(
+                            type: matcher.rule.type, text: observation.text, confidence: observation.confidence,
+                            box: observation.box))
                     break  // one event per line: the first rule that matches wins
                 }
             }

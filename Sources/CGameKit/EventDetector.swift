@@ -33,8 +33,11 @@ public struct DetectedEvent: Sendable, Codable {
 ///
 /// A kill feed shows each line for several seconds, so one line is seen in many frames. The
 /// detector keeps the lines it has seen recently; a matching line in a later frame is paired with
-/// the most similar recent line (one to one, tolerating misread letters) and only unpaired lines
-/// are new events. Two kills with near-identical lines shown at once are therefore two events.
+/// a recent line (one to one): the line seen in the same place a moment ago and not gone since
+/// (however badly it was read this time), else the most similar line (tolerating misread letters,
+/// more so in the same place). Only unpaired lines are new events, so two kills with near-identical
+/// lines shown at once are two events, and a new line taking the place of one that just went away
+/// is a new event.
 public final class EventDetector: Sendable {
     public struct Options: Sendable {
         /// Frames analysed per second of media.
@@ -49,11 +52,15 @@ public final class EventDetector: Sendable {
         public var keepEventFrames: Bool
         /// Two lines at least this similar (0...1) are the same line read twice.
         public var sameLineSimilarity: Double
+        /// Seconds for which a line in the same place is taken to be the line seen there before,
+        /// whatever it reads (a frame misread over busy scenery does not make a new event).
+        public var continuity: Double
 
         public init(
             sampleRate: Double = 10, workers: Int = 2, queueCapacity: Int = 8, dropWhenBusy: Bool = true,
-            keepEventFrames: Bool = true, sameLineSimilarity: Double = 0.8
+            keepEventFrames: Bool = true, sameLineSimilarity: Double = 0.8, continuity: Double = 1.0
         ) {
+            self.continuity = continuity
             self.sampleRate = sampleRate
             self.workers = workers
             self.queueCapacity = queueCapacity
@@ -83,6 +90,8 @@ public final class EventDetector: Sendable {
     private struct Result {
         var time: MediaTime
         var matches: [EventMatch]
+        /// Where any text was read, matching or not.
+        var textBoxes: [NormalizedRect]
         var frame: VideoFrame?
         var failed: Bool
         var seconds: Double
@@ -92,6 +101,9 @@ public final class EventDetector: Sendable {
         var type: String
         var folded: String
         var lastSeen: MediaTime
+        var box: NormalizedRect
+        /// A frame since `lastSeen` showed nothing at all in its place: the line went away.
+        var vanished = false
     }
 
     private struct State {
@@ -154,12 +166,17 @@ public final class EventDetector: Sendable {
         let keepFrames = options.keepEventFrames
         worker.queue.async(group: group) { [self] in
             let started = ContinuousClock.now
-            var result = Result(time: time, matches: [], frame: nil, failed: false, seconds: 0)
+            var result = Result(time: time, matches: [], textBoxes: [], frame: nil, failed: false, seconds: 0)
             do throws(MediaError) {
-                let image = try TextPreprocessor.prepare(
+                // Regions with nothing text-like skip recognition altogether.
+                if let image = try TextPreprocessor.prepare(
                     frame, region: profile.recognitionRegion, options: profile.recognitionOptions)
-                let observations = try worker.recognizer.recognize(image, options: profile.recognitionOptions)
-                result.matches = profile.events(in: observations)
+                {
+                    let observations = try worker.recognizer.recognize(image, options: profile.recognitionOptions)
+                    result.matches = profile.events(in: observations)
+                    // Scenery read as text comes with very low confidence; it does not keep a line alive.
+                    result.textBoxes = observations.filter { $0.confidence >= 0.3 }.map(\.box)
+                }
                 if keepFrames && !result.matches.isEmpty { result.frame = frame }
             } catch {
                 result.failed = true
@@ -194,6 +211,13 @@ public final class EventDetector: Sendable {
         return max(1, Int((fps / options.sampleRate).rounded()))
     }
 
+    /// Whether two line boxes are on the same row (vertical centres within half a line height).
+    static func samePlace(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
+        let centreA = a.y + a.height / 2
+        let centreB = b.y + b.height / 2
+        return abs(centreA - centreB) < max(a.height, b.height) / 2
+    }
+
     private func deliver(_ result: Result, sequence: Int) {
         state.withLock { state in
             state.pending[sequence] = result
@@ -218,24 +242,51 @@ public final class EventDetector: Sendable {
         }
         var taken = Set<Int>()
         for match in result.matches {
-            let folded = TextFolding.fold(match.text)
+            // Compare words only: stray marks read from outlines and scenery are not part of a line.
+            let folded = TextFolding.words(TextFolding.fold(match.text)).joined(separator: " ")
             var best: (index: Int, similarity: Double)?
             for (index, line) in state.recent.enumerated() where line.type == match.type && !taken.contains(index) {
-                let similarity = TextFolding.similarity(folded, line.folded)
-                if similarity >= options.sameLineSimilarity, similarity > (best?.similarity ?? -1) {
-                    best = (index, similarity)
+                // Misreads of scenery next to a line add words at its end; compare the common length.
+                let common = min(folded.count, line.folded.count)
+                let similarity = TextFolding.similarity(
+                    String(folded.prefix(common)), String(line.folded.prefix(common)))
+                // In the same place: the same line if it was there a moment ago (however badly it
+                // was read this time) or if it reads about the same. Elsewhere (feeds scroll): only
+                // if it reads nearly the same, since a new kill by the same player differs in a name.
+                let score: Double
+                if Self.samePlace(line.box, match.box) {
+                    if !line.vanished && (now - line.lastSeen).seconds <= options.continuity {
+                        score = 2 + similarity
+                    } else if similarity >= options.sameLineSimilarity - 0.1 {
+                        score = 1 + similarity
+                    } else {
+                        continue
+                    }
+                } else if similarity >= options.sameLineSimilarity {
+                    score = similarity
+                } else {
+                    continue
                 }
+                if score > (best?.similarity ?? -1) { best = (index, score) }
             }
             if let best {
                 taken.insert(best.index)
                 state.recent[best.index].lastSeen = now
+                state.recent[best.index].box = match.box
+                state.recent[best.index].vanished = false
             } else {
-                state.recent.append(RecentLine(type: match.type, folded: folded, lastSeen: now))
+                state.recent.append(RecentLine(type: match.type, folded: folded, lastSeen: now, box: match.box))
                 taken.insert(state.recent.count - 1)
                 state.ready.append(
                     DetectedEvent(
                         type: match.type, text: match.text, confidence: match.confidence, time: now,
                         frame: result.frame))
+            }
+        }
+        // Lines with no text at all in their place this frame have gone (a misread leaves some text).
+        for index in state.recent.indices where !taken.contains(index) {
+            if !result.textBoxes.contains(where: { Self.samePlace($0, state.recent[index].box) }) {
+                state.recent[index].vanished = true
             }
         }
     }

@@ -25,6 +25,11 @@ public struct Highlight: Sendable {
     public var range: TimeRange
     public var events: [DetectedEvent]
 
+    public init(range: TimeRange, events: [DetectedEvent]) {
+        self.range = range
+        self.events = events
+    }
+
     /// `Kill`, `Double Kill`, `Triple Kill`, `Quad Kill`, `Penta Kill`, `6x Kill`, … after the most
     /// frequent event type.
     public var name: String {

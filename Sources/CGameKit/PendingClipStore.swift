@@ -38,7 +38,8 @@ public struct ClipMetadata: Sendable, Codable, Equatable, Identifiable {
         self.id = id
         self.game = game
         self.events = events
-        self.timestamp = timestamp
+        // Whole seconds, as stored (ISO 8601), so a saved clip reads back equal.
+        self.timestamp = Date(timeIntervalSince1970: timestamp.timeIntervalSince1970.rounded())
         self.duration = duration
         self.name = name
         self.eventOffsets = eventOffsets

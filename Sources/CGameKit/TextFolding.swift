@@ -38,7 +38,12 @@ enum TextFolding {
 
     /// Whether `phrase` (folded words) occurs as consecutive whole words in `words`.
     static func containsPhrase(_ phrase: [String], in words: [String], fuzzy: Bool) -> Bool {
-        guard !phrase.isEmpty, words.count >= phrase.count else { return false }
+        guard !phrase.isEmpty else { return false }
+        // A phrase read without its spaces (`knockeddown`).
+        if fuzzy, phrase.count > 1, words.contains(where: { wordMatches($0, phrase.joined(), fuzzy: true) }) {
+            return true
+        }
+        guard words.count >= phrase.count else { return false }
         for start in 0...(words.count - phrase.count) {
             var all = true
             for (offset, expected) in phrase.enumerated()
@@ -51,15 +56,27 @@ enum TextFolding {
         return false
     }
 
+    /// Equal words, or — when fuzzy and the keyword has 6 letters or more — the keyword with at most
+    /// one substituted letter, alone or run together with a neighbouring word (OCR drops spaces:
+    /// `ravendowned`). Added or missing letters never match, so `eliminate`, `eliminator` and
+    /// `eliminations` stay different from `eliminated`.
     static func wordMatches(_ word: String, _ expected: String, fuzzy: Bool) -> Bool {
         if word == expected { return true }
-        guard fuzzy, expected.count >= 6, word.count == expected.count else { return false }
-        var differences = 0
-        for (a, b) in zip(word, expected) where a != b {
-            differences += 1
-            if differences > 1 { return false }
+        guard fuzzy, expected.count >= 6, word.count >= expected.count else { return false }
+        let letters = Array(word)
+        let wanted = Array(expected)
+        for offset in 0...(letters.count - wanted.count) {
+            // A run-together word must hold the keyword at its start or end (`ravendowned`), not
+            // in the middle of a longer word.
+            if offset != 0 && offset != letters.count - wanted.count { continue }
+            var differences = 0
+            for index in 0..<wanted.count where letters[offset + index] != wanted[index] {
+                differences += 1
+                if differences > 1 { break }
+            }
+            if differences <= 1 { return true }
         }
-        return true
+        return false
     }
 
     /// Similarity of two lines, 0...1 (1 − edit distance / longer length), to tell a line seen

@@ -1,20 +1,29 @@
 import CameraCommon
 
-/// Prepares a frame's region for OCR: crop, grayscale, upscale small crops, and binarise so Tesseract
-/// sees black text on white.
+/// Prepares a frame's region for OCR: crop, find the text's pixels, upscale small text, and hand
+/// Tesseract black text on white.
 ///
-/// Game text sits on moving pictures, usually with an outline or shadow. A single global threshold
-/// (what Tesseract does itself) often lands between two background tones and keeps them both, so
-/// the threshold is found in two steps: Otsu's split of the whole crop, then Otsu's split again of
-/// the side the text is on (the brightest pixels for light text). On a crop of white text over a
-/// grey test pattern this turned "*‘PlayerOne eliminated|Bot42 / kmocked Jame" into the exact text.
+/// Game text sits on moving pictures with an outline, a shadow or a backing box so players can read
+/// it anywhere. Tesseract's own global threshold fails there (it keeps bright scenery), and so does
+/// a morphological top-hat once letters are packed closer than the filter is wide (the background
+/// between letters passes with them). What works is what makes the text readable to players: text
+/// pixels have something dark within a stroke's width (the outline), so only pixels near a dark
+/// pixel are candidates, and Otsu's threshold over the candidates' brightness splits the text from
+/// the bits of background that also touch the outline. A region with (almost) no text pixels is
+/// reported as empty, so the recogniser is not even called. The steps and what each one changed on
+/// the detection corpus are in BENCHMARKS.md.
 public enum TextPreprocessor {
-    /// The region of `frame` as an 8-bit grayscale image ready for a ``TextRecognizer``.
+    /// Local contrast (0...255) below which nothing counts as text; noise and compression stay under
+    /// it, outlined text is far above.
+    public static let minimumContrast = 64
+
+    /// The region of `frame` as a black-on-white image ready for a ``TextRecognizer``, or nil when the
+    /// region shows nothing text-like.
     ///
     /// - Throws: ``MediaError`` `invalidArgument` when the region is empty or outside the frame.
     public static func prepare(
         _ frame: VideoFrame, region: NormalizedRect, options: RecognitionOptions
-    ) throws(MediaError) -> VideoFrame {
+    ) throws(MediaError) -> VideoFrame? {
         guard region.isValid else {
             throw MediaError(.invalidArgument, operation: "prepare text region", message: "region \(region) is empty")
         }
@@ -27,53 +36,117 @@ public enum TextPreprocessor {
                 .invalidArgument, operation: "prepare text region",
                 message: "region \(region) is outside a \(frame.width)x\(frame.height) frame or under 4 px")
         }
-        var gray = luma(of: frame, x: x, y: y, width: width, height: height)
-        // Game text is sized for the screen: ~20 px high at 1080p. Smaller captures are scaled back
-        // to about 1080p, and tiny crops to the minimum height, since Tesseract misreads small glyphs.
+        let bright = luma(of: frame, x: x, y: y, width: width, height: height)
+        let light: Bool
+        switch options.polarity {
+        case .light: light = true
+        case .dark: light = false
+        case .automatic: light = textIsLight(bright)
+        }
+        let intensity = light ? bright : bright.map { 255 - $0 }
+        // Game text scales with the screen: a stroke plus its outline is ~8 px at 1080p, so the
+        // window is ~1 % of the frame height (11 px at 1080p), always odd.
+        let size = max(5, Int((Double(frame.height) * 0.01).rounded())) | 1
+        var mask = textMask(intensity, width: width, height: height, size: size, contrast: options.threshold)
+        let textPixels = mask.reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
+        guard textPixels * 500 >= width * height else { return nil }
+        // Text is sized for the screen: ~20 px high at 1080p. Smaller captures are scaled back to
+        // about 1080p, and tiny crops to the minimum height, since Tesseract misreads small glyphs.
         let forScreen = frame.height < 1000 ? Int((1080.0 / Double(frame.height)).rounded()) : 1
         let forCrop = height < options.minimumHeight ? (options.minimumHeight + height - 1) / height : 1
         let factor = min(4, max(forScreen, forCrop))
-        if factor > 1 { gray = upscale(gray, width: width, height: height, factor: factor) }
-        let invert: Bool
-        switch options.polarity {
-        case .light: invert = true
-        case .dark: invert = false
-        case .automatic: invert = textIsLight(gray)
-        }
-        binarize(&gray, textIsLight: invert, threshold: options.threshold)
+        if factor > 1 { mask = upscale(mask, width: width, height: height, factor: factor) }
         let outWidth = width * factor
         let outHeight = height * factor
         return VideoFrame(
             format: .gray8, width: outWidth, height: outHeight,
-            planes: [Plane(width: outWidth, height: outHeight, bytesPerRow: outWidth, bytes: gray)], pts: frame.pts)
+            planes: [Plane(width: outWidth, height: outHeight, bytesPerRow: outWidth, bytes: mask)], pts: frame.pts)
     }
 
-    /// The luma of a rectangle, tightly packed.
+    /// 0 for text pixels, 255 elsewhere (see the type's description).
+    static func textMask(_ intensity: [UInt8], width: Int, height: Int, size: Int, contrast: Int?) -> [UInt8] {
+        var low = intensity
+        extremeFilter(&low, width: width, height: height, size: size, minimum: true)
+        let darkOutline = 96
+        // Candidates: not dark themselves, but with something dark (an outline, a shadow, a box)
+        // within the window. Their brightness splits into the text and the background next to it.
+        var histogram = [Int](repeating: 0, count: 256)
+        for index in intensity.indices where low[index] <= darkOutline && intensity[index] > darkOutline {
+            histogram[Int(intensity[index])] += 1
+        }
+        let threshold = contrast ?? max(darkOutline + Self.minimumContrast / 2, otsuThreshold(histogram))
+        var mask = [UInt8](repeating: 255, count: intensity.count)
+        for index in intensity.indices
+        where low[index] <= darkOutline && Int(intensity[index]) > threshold
+            && Int(intensity[index]) - Int(low[index]) >= Self.minimumContrast
+        {
+            mask[index] = 0
+        }
+        return mask
+    }
+
+    /// Full-range luma of a rectangle, tightly packed.
     static func luma(of frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> [UInt8] {
-        let plane = frame.planes[0]
         var out = [UInt8](repeating: 0, count: width * height)
+        let plane = frame.planes[0]
         out.withUnsafeMutableBufferPointer { destination in
             plane.bytes.withUnsafeBufferPointer { source in
-                switch frame.format {
-                case .gray8, .yuv420p, .nv12:
-                    for row in 0..<height {
-                        let from = (y + row) * plane.bytesPerRow + x
-                        for column in 0..<width { destination[row * width + column] = source[from + column] }
-                    }
-                case .rgba:
-                    for row in 0..<height {
-                        let from = (y + row) * plane.bytesPerRow + x * 4
-                        for column in 0..<width {
-                            let p = from + column * 4
-                            // BT.601 luma in integers.
-                            let value = (77 * Int(source[p]) + 150 * Int(source[p + 1]) + 29 * Int(source[p + 2])) >> 8
-                            destination[row * width + column] = UInt8(value)
+                for row in 0..<height {
+                    let from = (y + row) * plane.bytesPerRow
+                    for column in 0..<width {
+                        let value: Int
+                        switch frame.format {
+                        case .gray8:
+                            value = Int(source[from + x + column])
+                        case .rgba:
+                            let p = from + (x + column) * 4
+                            value = (77 * Int(source[p]) + 150 * Int(source[p + 1]) + 29 * Int(source[p + 2])) >> 8
+                        case .yuv420p, .nv12:
+                            // Video luma is limited range (16...235).
+                            value = ((Int(source[from + x + column]) - 16) * 298 + 128) >> 8
                         }
+                        destination[row * width + column] = UInt8(clamping: value)
                     }
                 }
             }
         }
         return out
+    }
+
+    /// A `size`×`size` min or max filter, separable, with the van Herk/Gil-Werman algorithm: three
+    /// comparisons per pixel whatever the size.
+    static func extremeFilter(_ pixels: inout [UInt8], width: Int, height: Int, size: Int, minimum: Bool) {
+        let radius = size / 2
+        let pad: UInt8 = minimum ? 255 : 0
+        let longest = max(width, height) + 2 * radius + size
+        var line = [UInt8](repeating: pad, count: longest)
+        var forward = [UInt8](repeating: pad, count: longest)
+        var backward = [UInt8](repeating: pad, count: longest)
+        func pass(count: Int, lines: Int, index: (Int, Int) -> Int) {
+            let padded = count + 2 * radius
+            let blocks = (padded + size - 1) / size * size
+            for l in 0..<lines {
+                for i in 0..<blocks { line[i] = pad }
+                for i in 0..<count { line[i + radius] = pixels[index(l, i)] }
+                for start in stride(from: 0, to: blocks, by: size) {
+                    forward[start] = line[start]
+                    for i in (start + 1)..<(start + size) {
+                        forward[i] = minimum ? min(forward[i - 1], line[i]) : max(forward[i - 1], line[i])
+                    }
+                    backward[start + size - 1] = line[start + size - 1]
+                    for i in stride(from: start + size - 2, through: start, by: -1) {
+                        backward[i] = minimum ? min(backward[i + 1], line[i]) : max(backward[i + 1], line[i])
+                    }
+                }
+                for i in 0..<count {
+                    let a = backward[i]
+                    let b = forward[i + size - 1]
+                    pixels[index(l, i)] = minimum ? min(a, b) : max(a, b)
+                }
+            }
+        }
+        pass(count: width, lines: height) { row, column in row * width + column }
+        pass(count: height, lines: width) { column, row in row * width + column }
     }
 
     /// Bilinear upscale by an integer factor.
@@ -141,34 +214,5 @@ public enum TextPreprocessor {
         let threshold = otsuThreshold(histogram)
         let bright = histogram[(threshold + 1)...].reduce(0, +)
         return bright * 2 < pixels.count
-    }
-
-    /// The level separating text from everything else: Otsu's split of the text's side of the
-    /// whole crop's Otsu split.
-    static func textThreshold(_ histogram: [Int], textIsLight: Bool) -> Int {
-        let first = otsuThreshold(histogram)
-        var side = histogram
-        if textIsLight {
-            for level in 0...first { side[level] = 0 }
-        } else {
-            for level in (first + 1)..<256 { side[level] = 0 }
-        }
-        // Too few pixels on that side to split again: the first split is the text.
-        let count = side.reduce(0, +)
-        guard count >= 32 else { return first }
-        return otsuThreshold(side)
-    }
-
-    /// Black text (0) on white (255). `threshold` overrides the automatic level.
-    static func binarize(_ pixels: inout [UInt8], textIsLight: Bool, threshold: Int?) {
-        let level = threshold ?? textThreshold(histogram(pixels), textIsLight: textIsLight)
-        var table = [UInt8](repeating: 0, count: 256)
-        for value in 0..<256 {
-            let isText = textIsLight ? value > level : value <= level
-            table[value] = isText ? 0 : 255
-        }
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for index in buffer.indices { buffer[index] = table[Int(buffer[index])] }
-        }
     }
 }

@@ -49,7 +49,7 @@ public enum GameplayCorpus {
                     "mandelbrot=size=320x180:rate=\(rate):end_pts=\(seconds * 10),scale=\(width):\(height),trim=duration=\(seconds)"
             case .noisyBars:
                 return
-                    "smptehdbars=size=\(width)x\(height):rate=\(rate):duration=\(seconds),noise=alls=30:allf=t+u,hue=H=t*40"
+                    "smptehdbars=size=\(width)x\(height):rate=\(rate):duration=\(seconds),noise=alls=14:allf=t+u,hue=H=t*40"
             case .flat:
                 return "color=c=0x202830:size=\(width)x\(height):rate=\(rate):duration=\(seconds)"
             }
@@ -71,7 +71,8 @@ public enum GameplayCorpus {
     public static func make(
         in directory: String, name: String, region: NormalizedRect, feed: [Line], outside: [Line] = [],
         width: Int = 1280, height: Int = 720, frameRate: Int = 30, seconds: Int = 20, gopSize: Int? = nil,
-        background: Background = .testPattern, style: Int = 0, bitRate: String = "4M", audio: Bool = false
+        background: Background = .testPattern, style: Int = 0, backingBox: Double? = nil, bitRate: String = "4M",
+        audio: Bool = false
     ) throws -> Video {
         let path = "\(directory)/\(name)"
         let gop = gopSize ?? frameRate
@@ -93,13 +94,13 @@ public enum GameplayCorpus {
                 drawtext(
                     line, x: "\(left)", y: "\(top + row * lineHeight)", size: fontSize,
                     font: fonts[variant % fonts.count], color: colors[variant % colors.count],
-                    border: 2 + variant % 2))
+                    border: 2 + variant % 2, box: backingBox))
         }
         for (index, line) in outside.enumerated() {
             filters.append(
                 drawtext(
                     line, x: "\(width / 40)", y: "\(height / 20 + index * lineHeight)", size: fontSize,
-                    font: fonts[0], color: "white", border: 2))
+                    font: fonts[0], color: "white", border: 2, box: nil))
         }
         var arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i"]
         arguments.append(background.source(width: width, height: height, rate: frameRate, seconds: seconds))
@@ -124,13 +125,16 @@ public enum GameplayCorpus {
         return video
     }
 
-    static func drawtext(_ line: Line, x: String, y: String, size: Int, font: String, color: String, border: Int)
-        -> String
-    {
+    /// `box`: opacity of a dark backing box behind the line (how Apex, Warzone and CS2 draw their
+    /// feeds); nil for outline only (Fortnite).
+    static func drawtext(
+        _ line: Line, x: String, y: String, size: Int, font: String, color: String, border: Int, box: Double?
+    ) -> String {
         precondition(line.text.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " }, "corpus text: \(line.text)")
+        let backing = box.map { ":box=1:boxcolor=black@\($0):boxborderw=\(size / 4)" } ?? ""
         return
             "drawtext=fontfile=\(font):text='\(line.text)':x=\(x):y=\(y):fontsize=\(size):fontcolor=\(color)"
-            + ":borderw=\(border):bordercolor=black:enable='between(t,\(line.start),\(line.end))'"
+            + ":borderw=\(border):bordercolor=black\(backing):enable='between(t,\(line.start),\(line.end))'"
     }
 
     /// Player-like names.

@@ -105,7 +105,18 @@ struct Bench: ParsableCommand {
                 ],
                 maxRuns: 2),
         ]
+        // CGame: the whole detection pipeline on 60 s of 1080p60 against decoding alone.
+        let cgame = Self.siblingExecutable("cgame")
+        let gameplay = try CGameBench.gameplayVideo(in: work)
+        cases.append(
+            BenchCase(
+                name: "cgame detect, 60 s 1080p60 gameplay, OCR at 10 Hz (vs decoding alone)",
+                goal: "≥ 4× realtime",
+                ours: [cgame, "detect", gameplay, "--profile", "fortnite"],
+                theirs: ["ffmpeg", "-v", "error", "-i", gameplay, "-f", "null", "-"],
+                maxRuns: 3))
         let runLayers = only.map { $0.contains("layer") } ?? true
+        let runCGame = only.map { $0.contains("cgame") } ?? true
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
         print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
@@ -127,6 +138,9 @@ struct Bench: ParsableCommand {
         if runLayers {
             print("")
             try LayerBench.run(source: source)
+        }
+        if runCGame {
+            try CGameBench.run(work: work, gameplay: gameplay, runs: runs)
         }
     }
 

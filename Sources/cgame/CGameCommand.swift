@@ -395,7 +395,11 @@ struct OCRCommand: ParsableCommand {
         let chosen = try profile.map { try ProfileLibrary.profile(named: $0) }
         let region = chosen?.region ?? NormalizedRect(x: 0, y: 0, width: 1, height: 1)
         let options = chosen?.recognitionOptions ?? RecognitionOptions()
-        let prepared = try TextPreprocessor.prepare(frame, region: region, options: options)
+        guard let prepared = try TextPreprocessor.prepare(frame, region: region, options: options) else {
+            Terminal.status("nothing text-like in the region (no stroke-like contrast)")
+            if json { try printJSON(OCRReport(observations: [], events: [])) }
+            return
+        }
         if let save { try ImageEncoder.write(prepared, to: save) }
         let observations = try TesseractRecognizer().recognize(prepared, options: options)
         let matches = chosen?.events(in: observations) ?? []

@@ -1,0 +1,216 @@
+import CGameKit
+import CameraCommon
+import CameraIO
+import CameraTesting
+import Foundation
+import Synchronization
+import Testing
+
+typealias Line = GameplayCorpus.Line
+
+/// The detection corpus: four gameplay-like videos, one per profile, background and text style.
+enum Corpus {
+    struct Entry {
+        var profile: String
+        var background: GameplayCorpus.Background
+        /// Opacity of the dark box behind each line, as the game draws it (nil: outline only).
+        var box: Double?
+        var feed: [Line]
+        var outside: [Line]
+    }
+
+    static let entries: [Entry] = [
+        Entry(
+            profile: "Fortnite", background: .testPattern, box: nil,
+            feed: [
+                Line(type: "Kill", text: "Ninja eliminated Bot42", start: 1.5, end: 5),
+                Line(type: "Kill", text: "Ninja eliminated Raven", start: 3, end: 6.5),
+                Line(type: nil, text: "Eliminations 3", start: 7.5, end: 10),
+                Line(type: "Knock", text: "Mango knocked Echo", start: 11, end: 14.5),
+                Line(type: "Kill", text: "Shadow77 eliminated Quill", start: 15, end: 18.5),
+                Line(type: "Kill", text: "Ninja eliminated Kestrel", start: 16.5, end: 20),
+                Line(type: nil, text: "Eliminator ready", start: 21, end: 23.5),
+            ],
+            outside: [Line(type: nil, text: "Vortex eliminated Turbo9", start: 0, end: 24)]),
+        Entry(
+            profile: "Apex Legends", background: .fractal, box: 0.5,
+            feed: [
+                Line(type: "Knock", text: "KNOCKED DOWN PixelQueen", start: 1, end: 4),
+                Line(type: "Kill", text: "KILLED PixelQueen", start: 5.5, end: 8.5),
+                Line(type: nil, text: "Knockdown Shield Level 2", start: 9.5, end: 12),
+                Line(type: "Knock", text: "KNOCKED DOWN Kestrel", start: 13, end: 16),
+                Line(type: "Kill", text: "KILLED Kestrel", start: 17, end: 20),
+                Line(type: "Kill", text: "KILLED Mango", start: 20.5, end: 23.5),
+            ],
+            outside: [Line(type: nil, text: "KILLED Echo", start: 2, end: 20)]),
+        Entry(
+            profile: "Call of Duty: Warzone", background: .noisyBars, box: 0.4,
+            feed: [
+                Line(type: "Kill", text: "Blaze eliminated NovaStar", start: 2, end: 5.5),
+                Line(type: "Knock", text: "Raven downed Echo", start: 4, end: 7.5),
+                Line(type: nil, text: "Downtown", start: 8.5, end: 11),
+                Line(type: "Kill", text: "Blaze killed Mango", start: 12, end: 15.5),
+                Line(type: "Kill", text: "Blaze killed Ranger5", start: 13.5, end: 17),
+                Line(type: "Knock", text: "Turbo9 downed Quill", start: 19, end: 22.5),
+            ],
+            outside: []),
+        Entry(
+            profile: "Counter-Strike 2", background: .testPattern, box: 0.6,
+            feed: [
+                Line(type: "Kill", text: "ZeroCool killed Vortex", start: 2.5, end: 6),
+                Line(type: "Kill", text: "ZeroCool killed Echo", start: 4, end: 7.5),
+                Line(type: nil, text: "Killstreak 2", start: 8.5, end: 11),
+                Line(type: "Kill", text: "Blaze killed ZeroCool", start: 12, end: 15.5),
+                Line(type: "RoundWin", text: "Counter Terrorists Win", start: 17, end: 21),
+                Line(type: "Kill", text: "Raven killed Blaze", start: 19.5, end: 23),
+            ],
+            outside: [Line(type: nil, text: "Terrorists Win", start: 5, end: 9)]),
+    ]
+
+    /// Matches detections to the truth one to one (same type, within `tolerance` of the line's
+    /// first appearance). Returns true positives, the detections and the truths.
+    static func score(detected: [DetectedEvent], truth: [Line], tolerance: Double) -> (hits: Int, errors: [Double]) {
+        var used = Set<Int>()
+        var errors: [Double] = []
+        for line in truth {
+            let candidates = detected.enumerated().filter { index, event in
+                !used.contains(index) && event.type == line.type && abs(event.time.seconds - line.start) <= tolerance
+            }
+            guard
+                let best = candidates.min(by: {
+                    abs($0.element.time.seconds - line.start) < abs($1.element.time.seconds - line.start)
+                })
+            else { continue }
+            used.insert(best.offset)
+            errors.append(abs(best.element.time.seconds - line.start))
+        }
+        return (errors.count, errors)
+    }
+}
+
+@Suite(.serialized) struct DetectionTests {
+    @Test func precisionAndRecallOnTheCorpusAreAtLeast95Percent() throws {
+        let directory = try temporaryDirectory()
+        var truePositives = 0
+        var detections = 0
+        var truths = 0
+        var worstError = 0.0
+        var report: [String] = []
+        for (index, entry) in Corpus.entries.enumerated() {
+            let profile = try ProfileLibrary.profile(named: entry.profile, userDirectory: "/nonexistent")
+            let video = try GameplayCorpus.make(
+                in: directory, name: "corpus\(index).mp4", region: profile.region, feed: entry.feed,
+                outside: entry.outside, seconds: 24, background: entry.background, style: index, backingBox: entry.box)
+            let summary = try HighlightPipeline(
+                configuration: .init(source: .file(video.path), profile: profile, exportClips: false)
+            ).run(store: nil)
+            let (hits, errors) = Corpus.score(detected: summary.events, truth: video.events, tolerance: 0.3)
+            truePositives += hits
+            detections += summary.events.count
+            truths += video.events.count
+            worstError = max(worstError, errors.max() ?? 0)
+            report.append(
+                "\(entry.profile): \(hits)/\(video.events.count) found, \(summary.events.count) reported: "
+                    + summary.events.map { "\($0.type)@\(String(format: "%.2f", $0.time.seconds)) \($0.text)" }
+                    .joined(separator: "; "))
+            #expect(summary.statistics.dropped == 0)  // a file never drops frames
+        }
+        let precision = Double(truePositives) / Double(max(1, detections))
+        let recall = Double(truePositives) / Double(truths)
+        print(
+            "detection corpus: \(truePositives)/\(truths) events found, \(detections) reported; precision "
+                + "\(String(format: "%.3f", precision)), recall \(String(format: "%.3f", recall)), worst time error "
+                + "\(String(format: "%.2f", worstError)) s\n" + report.joined(separator: "\n"))
+        #expect(truths >= 20)
+        #expect(precision >= 0.95, "precision \(precision)\n\(report.joined(separator: "\n"))")
+        #expect(recall >= 0.95, "recall \(recall)\n\(report.joined(separator: "\n"))")
+        #expect(worstError <= 0.3)
+    }
+
+    @Test func blankAndNoisyVideosGiveNoEvents() throws {
+        let directory = try temporaryDirectory()
+        for background in [GameplayCorpus.Background.flat, .noisyBars, .fractal] {
+            for name in ["Fortnite", "Counter-Strike 2"] {
+                let profile = try ProfileLibrary.profile(named: name, userDirectory: "/nonexistent")
+                let video = try GameplayCorpus.make(
+                    in: directory, name: "\(background.rawValue).mp4", region: profile.region, feed: [], seconds: 4,
+                    background: background)
+                let summary = try HighlightPipeline(
+                    configuration: .init(source: .file(video.path), profile: profile, exportClips: false)
+                ).run(store: nil)
+                #expect(summary.events.isEmpty, "\(background) \(name): \(summary.events.map(\.text))")
+                #expect(summary.statistics.analyzed >= 35)  // ~10 Hz over 4 s
+            }
+        }
+    }
+
+    /// A recogniser as slow as a struggling OCR engine, to see the queue fill.
+    final class SlowRecognizer: TextRecognizer {
+        func recognize(_ image: VideoFrame, options: RecognitionOptions) throws(MediaError) -> [TextObservation] {
+            usleep(40_000)
+            return []
+        }
+    }
+
+    @Test func whenRecognitionFallsBehindLiveFramesAreDroppedAndCountedWithoutStallingIngest() throws {
+        let profile = ProfileLibrary.builtIn[0]
+        let detector = try EventDetector(
+            profile: profile, options: .init(workers: 1, queueCapacity: 3, dropWhenBusy: true),
+            makeRecognizer: { SlowRecognizer() })
+        let frame = VideoFrame(format: .gray8, width: 640, height: 360, fill: [40])
+        let clock = ContinuousClock()
+        let started = clock.now
+        var accepted = 0
+        for index in 0..<50 {
+            if detector.submit(frame, at: MediaTime(value: Int64(index), timescale: 30)) { accepted += 1 }
+        }
+        let ingest = clock.now - started
+        detector.finish()
+        let statistics = detector.statistics
+        #expect(ingest < .milliseconds(400), "submitting 50 frames took \(ingest)")  // OCR of 50 would take 2 s
+        #expect(statistics.dropped == 50 - accepted)
+        #expect(statistics.dropped >= 40)
+        #expect(statistics.analyzed == accepted)
+        // Analysis still reached the last accepted frame.
+        #expect(detector.takeEvents().analyzedThrough != nil)
+    }
+
+    @Test func resultsAreDecidedInFrameOrderWhateverTheWorkerTiming() throws {
+        // Two workers of very different speeds: events must still come out in time order.
+        final class Alternating: TextRecognizer {
+            let delay: UInt32
+            init(delay: UInt32) { self.delay = delay }
+            func recognize(_ image: VideoFrame, options: RecognitionOptions) throws(MediaError) -> [TextObservation] {
+                usleep(delay)
+                // The frame's mean luma encodes which kill it shows.
+                let value = Int(image.planes[0].bytes[image.planes[0].bytes.count / 2])
+                return [
+                    TextObservation(
+                        text: "P\(value) eliminated X", confidence: 0.9,
+                        box: NormalizedRect(x: 0, y: 0, width: 1, height: 1))
+                ]
+            }
+        }
+        let delays = Mutex<[UInt32]>([30_000, 1_000])
+        var profile = ProfileLibrary.builtIn[0]
+        profile.polarity = .dark
+        profile.debounce = 0
+        let detector = try EventDetector(
+            profile: profile, options: .init(workers: 2, queueCapacity: 8, dropWhenBusy: false),
+            makeRecognizer: { Alternating(delay: delays.withLock { $0.removeFirst() }) })
+        // Bright strokes on black, so the preprocessor finds "text" and calls the recogniser.
+        var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
+        for row in 100..<130 {
+            for column in stride(from: 10, to: 100, by: 8) {
+                for dx in 0..<3 { frame.planes[0].bytes[row * 320 + column + dx] = 255 }
+            }
+        }
+        for index in 0..<12 { detector.submit(frame, at: MediaTime(seconds: Double(index))) }
+        detector.finish()
+        let events = detector.takeEvents().events
+        let times = events.map(\.time.seconds)
+        #expect(events.count == 12)
+        #expect(times == times.sorted())
+        #expect(detector.statistics.analyzed == 12)
+    }
+}

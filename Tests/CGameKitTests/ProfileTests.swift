@@ -1,0 +1,122 @@
+import CGameKit
+import CameraCommon
+import Foundation
+import Testing
+
+@Suite struct ProfileTests {
+    func line(_ text: String, _ confidence: Double = 0.9) -> TextObservation {
+        TextObservation(text: text, confidence: confidence, box: NormalizedRect(x: 0, y: 0, width: 1, height: 0.2))
+    }
+
+    @Test func shippedProfilesAreValidAndFoundByNameOrAlias() throws {
+        #expect(ProfileLibrary.builtIn.count >= 5)
+        for profile in ProfileLibrary.builtIn { try profile.validate() }
+        let directory = try temporaryDirectory()
+        #expect(try ProfileLibrary.profile(named: "cs2", userDirectory: directory).name == "Counter-Strike 2")
+        #expect(try ProfileLibrary.profile(named: "APEX", userDirectory: directory).name == "Apex Legends")
+        let missing = Result { () throws(MediaError) in
+            try ProfileLibrary.profile(named: "tetris", userDirectory: directory)
+        }
+        guard case .failure(let error) = missing else {
+            Issue.record("an unknown game was found")
+            return
+        }
+        #expect(error.kind == .notFound)
+        #expect(error.message.contains("Fortnite"))  // lists what is known
+    }
+
+    @Test func keywordsMatchWholeWordsWithCaseAccentsAndOneMisreadLetter() throws {
+        let fortnite = try ProfileLibrary.profile(named: "fortnite", userDirectory: "/nonexistent")
+        #expect(fortnite.events(in: [line("Ninja ELIMINATED Bot42")]).map(\.type) == ["Kill"])
+        #expect(fortnite.events(in: [line("Ninja éliminated Bot42")]).map(\.type) == ["Kill"])
+        #expect(fortnite.events(in: [line("Ninja elirninated Bot42")]).isEmpty)  // rn≠m is a length change
+        #expect(fortnite.events(in: [line("Ninja e1iminated Bot42")]).map(\.type) == ["Kill"])
+        #expect(fortnite.events(in: [line("Mango knocked Echo")]).map(\.type) == ["Knock"])
+        // Near misses are not events.
+        for text in ["Eliminations 3", "Eliminator ready", "eliminate the storm", "Teammate eliminated Echo"] {
+            #expect(fortnite.events(in: [line(text)]).isEmpty, "\(text)")
+        }
+        // Unsure lines are ignored.
+        #expect(fortnite.events(in: [line("Ninja eliminated Bot42", 0.2)]).isEmpty)
+        // Two kill lines in one frame are two matches.
+        #expect(fortnite.events(in: [line("A eliminated B"), line("C eliminated D")]).count == 2)
+        #expect(fortnite.didDetectEvent(from: [line("A eliminated B")]))
+    }
+
+    @Test func patternsUseRegularExpressions() throws {
+        let cs2 = try ProfileLibrary.profile(named: "cs2", userDirectory: "/nonexistent")
+        #expect(cs2.events(in: [line("Counter-Terrorists Win")]).map(\.type) == ["RoundWin"])
+        #expect(cs2.events(in: [line("Terrorists   win")]).map(\.type) == ["RoundWin"])
+        #expect(cs2.events(in: [line("Terrorists winning streak")]).isEmpty)
+    }
+
+    @Test func badProfilesGetErrorsNamingTheField() throws {
+        let directory = try temporaryDirectory()
+        let cases: [(json: String, expected: String)] = [
+            (#"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}}"#, "missing field \"events\""),
+            (#"{"name": "X", "region": {"x":0,"y":0,"width":0.5}, "events": []}"#, "region"),
+            (
+                #"{"name": "X", "region": {"x":0.8,"y":0,"width":0.5,"height":0.5}, "events": [{"type":"Kill","keywords":["k"]}]}"#,
+                "region: must lie inside"
+            ),
+            (#"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "events": []}"#, "events: at least one"),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "events": [{"type":"Kill"}]}"#,
+                "events[0]: needs keywords or patterns"
+            ),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "events": [{"type":"Kill","keywords":["a"]},{"type":"Win","patterns":["(unclosed"]}]}"#,
+                "events[1].patterns[0]"
+            ),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "events": [{"type":"Kill","keywords":["a"],"minimumConfidence":5}]}"#,
+                "events[0].minimumConfidence"
+            ),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "pageSegmentation": "diagonal", "events": [{"type":"Kill","keywords":["a"]}]}"#,
+                "pageSegmentation"
+            ),
+            (#"{"name": "X", "#, "not valid JSON"),
+        ]
+        for (index, testCase) in cases.enumerated() {
+            let path = "\(directory)/bad\(index).json"
+            try testCase.json.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = Result { () throws(MediaError) in try ProfileLibrary.load(path) }
+            guard case .failure(let error) = result else {
+                Issue.record("case \(index) loaded")
+                continue
+            }
+            #expect(error.kind == .invalidArgument)
+            #expect(error.message.contains(testCase.expected), "case \(index): \(error.message)")
+            #expect(error.operation.contains(path))
+        }
+    }
+
+    @Test func userProfilesExtendAndOverrideTheShippedOnes() throws {
+        let directory = try temporaryDirectory()
+        let custom = """
+            {"name": "Rocket League", "aliases": ["rl"], "region": {"x":0.3,"y":0.1,"width":0.4,"height":0.2},
+             "events": [{"type": "Goal", "keywords": ["goal"], "debounce": 6}]}
+            """
+        try custom.write(toFile: directory + "/rocket.json", atomically: true, encoding: .utf8)
+        let override = ProfileLibrary.builtIn[0].json().replacingOccurrences(of: "0.56", with: "0.5")
+        try override.write(toFile: directory + "/fortnite.json", atomically: true, encoding: .utf8)
+        try "{broken".write(toFile: directory + "/broken.json", atomically: true, encoding: .utf8)
+        let (profiles, errors) = ProfileLibrary.allProfiles(userDirectory: directory)
+        #expect(profiles.contains { $0.name == "Rocket League" })
+        #expect(profiles.filter { $0.name == "Fortnite" }.count == 1)
+        #expect(profiles.first { $0.name == "Fortnite" }?.region.y == 0.5)
+        #expect(errors.count == 1 && errors[0].operation.contains("broken.json"))
+        let rocket = try ProfileLibrary.profile(named: "rl", userDirectory: directory)
+        #expect(rocket.debounce(for: "Goal") == 6)
+        // A profile round-trips through its JSON.
+        let again = try JSONDecoder().decode(GameProfile.self, from: Data(rocket.json().utf8))
+        #expect(again.json() == rocket.json())
+    }
+}
+
+func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "cgame-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
