@@ -119,8 +119,9 @@ public final class ContinuousBuffer: Sendable {
         data: [], pts: nil, dts: nil, isKeyframe: false, streamIndex: -1, mediaType: .unknown)
 
     /// Everything from the video keyframe at or before `start` through `end`, every stream, in the
-    /// order it arrived (decode order). Video samples are included while their decode time is at or
-    /// before `end` (so every frame shown up to `end` can be decoded); other streams while their
+    /// order it arrived (decode order). Video runs up to the last sample shown before `end`,
+    /// including the references it needs (with B-frames a reference shown just after `end` comes
+    /// before it in decode order, so a clip can run a few frames long); other streams while their
     /// presentation time is before `end`. Audio before the keyframe is left out.
     ///
     /// When `start` is older than the buffer, the result begins at the oldest sample.
@@ -142,11 +143,18 @@ public final class ContinuousBuffer: Sendable {
                 }
             }
             let leadIn = state.samples[first].presentationTime ?? start
+            // The last video sample (in decode order) shown before `end`; everything video up to it
+            // is needed to decode it, nothing after it is.
+            var lastVideo = first
+            for index in first..<state.samples.count {
+                let sample = state.samples[index]
+                if sample.mediaType == .video, let time = sample.presentationTime, time < end { lastVideo = index }
+            }
             var result: [MediaSample] = []
             for index in first..<state.samples.count {
                 let sample = state.samples[index]
                 if sample.mediaType == .video {
-                    guard let time = sample.decodeTime, time <= end else { continue }
+                    guard index <= lastVideo else { continue }
                 } else {
                     guard let time = sample.presentationTime, time < end, time >= leadIn else { continue }
                 }

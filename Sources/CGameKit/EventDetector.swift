@@ -34,8 +34,7 @@ public struct DetectedEvent: Sendable, Codable {
 /// A kill feed shows each line for several seconds, so one line is seen in many frames. The
 /// detector keeps the lines it has seen recently; a matching line in a later frame is paired with
 /// a recent line (one to one): the line seen in the same place a moment ago and not gone since
-/// (however badly it was read this time), else the most similar line (tolerating misread letters,
-/// more so in the same place). Only unpaired lines are new events, so two kills with near-identical
+/// (however badly it was read this time), else the most similar line (tolerating misread letters). Only unpaired lines are new events, so two kills with near-identical
 /// lines shown at once are two events, and a new line taking the place of one that just went away
 /// is a new event.
 public final class EventDetector: Sendable {
@@ -102,8 +101,10 @@ public final class EventDetector: Sendable {
         var folded: String
         var lastSeen: MediaTime
         var box: NormalizedRect
-        /// A frame since `lastSeen` showed nothing at all in its place: the line went away.
-        var vanished = false
+        /// Analysed frames in a row since `lastSeen` that showed no text at all in its place; after
+        /// two the line has gone (one can be a dropout over busy scenery).
+        var absentFrames = 0
+        var vanished: Bool { absentFrames >= 2 }
     }
 
     private struct State {
@@ -205,12 +206,6 @@ public final class EventDetector: Sendable {
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
-    /// The frame-sampling step for a stream: analyse every n-th frame to get about `sampleRate` Hz.
-    public func frameStep(framesPerSecond: Double?) -> Int {
-        guard let fps = framesPerSecond, fps > 0, options.sampleRate > 0 else { return 3 }
-        return max(1, Int((fps / options.sampleRate).rounded()))
-    }
-
     /// Whether two line boxes are on the same row (vertical centres within half a line height).
     static func samePlace(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
         let centreA = a.y + a.height / 2
@@ -246,22 +241,20 @@ public final class EventDetector: Sendable {
             let folded = TextFolding.words(TextFolding.fold(match.text)).joined(separator: " ")
             var best: (index: Int, similarity: Double)?
             for (index, line) in state.recent.enumerated() where line.type == match.type && !taken.contains(index) {
-                // Misreads of scenery next to a line add words at its end; compare the common length.
+                let similarity = TextFolding.similarity(folded, line.folded)
+                // Scenery read as words adds them at a line's end: compare the common length too.
                 let common = min(folded.count, line.folded.count)
-                let similarity = TextFolding.similarity(
+                let prefixSimilarity = TextFolding.similarity(
                     String(folded.prefix(common)), String(line.folded.prefix(common)))
-                // In the same place: the same line if it was there a moment ago (however badly it
-                // was read this time) or if it reads about the same. Elsewhere (feeds scroll): only
-                // if it reads nearly the same, since a new kill by the same player differs in a name.
+                // In the same place and not gone: the same line if its beginning reads roughly the
+                // same (misread letters, scenery at its end). Otherwise — feeds scroll, and a line
+                // can come back — only a line that reads nearly the same, since a new kill by the
+                // same player differs only in a name.
                 let score: Double
-                if Self.samePlace(line.box, match.box) {
-                    if !line.vanished && (now - line.lastSeen).seconds <= options.continuity {
-                        score = 2 + similarity
-                    } else if similarity >= options.sameLineSimilarity - 0.1 {
-                        score = 1 + similarity
-                    } else {
-                        continue
-                    }
+                if Self.samePlace(line.box, match.box) && !line.vanished
+                    && (now - line.lastSeen).seconds <= options.continuity && prefixSimilarity >= 0.6
+                {
+                    score = 2 + similarity
                 } else if similarity >= options.sameLineSimilarity {
                     score = similarity
                 } else {
@@ -273,7 +266,7 @@ public final class EventDetector: Sendable {
                 taken.insert(best.index)
                 state.recent[best.index].lastSeen = now
                 state.recent[best.index].box = match.box
-                state.recent[best.index].vanished = false
+                state.recent[best.index].absentFrames = 0
             } else {
                 state.recent.append(RecentLine(type: match.type, folded: folded, lastSeen: now, box: match.box))
                 taken.insert(state.recent.count - 1)
@@ -285,8 +278,10 @@ public final class EventDetector: Sendable {
         }
         // Lines with no text at all in their place this frame have gone (a misread leaves some text).
         for index in state.recent.indices where !taken.contains(index) {
-            if !result.textBoxes.contains(where: { Self.samePlace($0, state.recent[index].box) }) {
-                state.recent[index].vanished = true
+            if result.textBoxes.contains(where: { Self.samePlace($0, state.recent[index].box) }) {
+                state.recent[index].absentFrames = 0
+            } else {
+                state.recent[index].absentFrames += 1
             }
         }
     }

@@ -49,13 +49,15 @@ let cgameBinary: String = {
             #expect(clip.sourceStart <= wantedStart + 0.15)
             #expect(clip.sourceStart >= wantedStart - 1 - frame)
             #expect(clip.sourceStart.truncatingRemainder(dividingBy: 1) < 0.001)  // on a keyframe
-            // Ends at last + postRoll (detection may be up to one sampling step late).
+            // Ends at last + postRoll: detection may be one sampling step late (reference frames come
+            // every 4th frame here, 0.13 s) and a stream copy keeps the B-frames' forward reference
+            // (up to 4 frames).
             #expect(clip.sourceStart + clip.duration >= wantedEnd - frame)
-            #expect(clip.sourceStart + clip.duration <= wantedEnd + 0.15 + frame)
+            #expect(clip.sourceStart + clip.duration <= wantedEnd + 0.14 + 4 * frame)
             // ffprobe decodes every frame of the file, which has video and audio of the right length.
             let probe = try FFprobeReport.read(clip.localPath)
             let expectedFrames = Int((clip.duration * 30).rounded())
-            #expect(abs(probe.videoFrames.count - expectedFrames) <= 1)
+            #expect(abs(probe.videoFrames.count - expectedFrames) <= 3)
             #expect(probe.videoFrames.first?.isKeyframe == true)
             #expect(!probe.audioFrames.isEmpty)
             #expect(abs((probe.formatDuration ?? 0) - clip.duration) < 0.1)
@@ -211,5 +213,30 @@ let cgameBinary: String = {
             cgameBinary, ["detect", directory + "/nope.mp4", "--profile", "fn"], check: false)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("nope.mp4"))
+    }
+}
+
+@Suite(.serialized) struct LiveInputTests {
+    /// A live RTSP stream: frames may be dropped rather than stall, and stop() ends the run cleanly
+    /// with a summary.
+    @Test func aLiveStreamRunsUntilStoppedAndReportsWhatItRead() throws {
+        let server = RTSPTestServer(auth: .none, width: 640, height: 360, fps: 30)
+        try server.start()
+        defer { server.stop() }
+        let pipeline = HighlightPipeline(
+            configuration: .init(
+                source: MediaSource(parsing: server.url()), readerOptions: ReaderOptions(timeout: .seconds(5)),
+                profile: ProfileLibrary.builtIn[0]))
+        #expect(pipeline.configuration.detector.dropWhenBusy)  // network sources drop rather than stall
+        let stopper = Thread {
+            Thread.sleep(forTimeInterval: 5)
+            pipeline.stop()
+        }
+        stopper.start()
+        let summary = try pipeline.run(store: nil)
+        #expect(summary.events.isEmpty)  // a bouncing ball announces no kills
+        #expect(summary.mediaSeconds > 1.5)
+        #expect(summary.statistics.submitted + summary.statistics.dropped >= 10)
+        #expect(summary.peakBufferBytes > 0)
     }
 }

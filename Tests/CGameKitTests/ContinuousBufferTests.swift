@@ -79,8 +79,8 @@ struct FakeStream {
         #expect(first.mediaType == .video && first.isKeyframe)
         #expect(first.pts == MediaTime(seconds: 4))
         let video = picked.filter { $0.mediaType == .video }
-        // Every frame from the keyframe at 4 s to 7.2 s, in order, none missing.
-        let expected = Int((7.2 * 30).rounded(.down)) - 4 * 30 + 1
+        // Every frame shown from the keyframe at 4 s until 7.2 s, in order, none missing.
+        let expected = Int((7.2 * 30).rounded(.up)) - 4 * 30
         #expect(video.count == expected)
         let times = video.compactMap(\.pts)
         #expect(times == times.sorted())
