@@ -27,8 +27,11 @@ format:
 	$(SWIFT) format format --in-place --recursive $(SWIFT_FORMAT_PATHS)
 
 # OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads slow small OCR crops ~3x (see TesseractRecognizer).
+# CGame's OCR tests keep both cores busy; they run after the rest so the RTSP tests' timing bounds
+# measure the code, not the contention.
 test: deps lint
-	OMP_THREAD_LIMIT=1 $(SWIFT) test
+	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip CGameKitTests
+	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip-build --filter CGameKitTests
 
 bench: build
 	OMP_THREAD_LIMIT=1 .build/release/cameracore-bench

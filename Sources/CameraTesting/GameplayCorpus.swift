@@ -44,9 +44,10 @@ public enum GameplayCorpus {
             case .testPattern:
                 return "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)"
             case .fractal:
-                // Rendered small (mandelbrot is slow) and scaled up; it zooms continuously.
+                // Rendered small (mandelbrot is slow) and scaled up; it zooms slowly, like scenery
+                // passing (a fast zoom turns into per-pixel colour noise, which no game shows).
                 return
-                    "mandelbrot=size=320x180:rate=\(rate):end_pts=\(seconds * 10),scale=\(width):\(height),trim=duration=\(seconds)"
+                    "mandelbrot=size=320x180:rate=\(rate):end_pts=\(seconds * 100),scale=\(width):\(height),trim=duration=\(seconds)"
             case .noisyBars:
                 return
                     "smptehdbars=size=\(width)x\(height):rate=\(rate):duration=\(seconds),noise=alls=14:allf=t+u,hue=H=t*40"
@@ -111,6 +112,9 @@ public enum GameplayCorpus {
         arguments += [
             "-c:v", "libx264", "-preset", "veryfast", "-b:v", bitRate, "-maxrate", bitRate, "-bufsize", bitRate,
             "-pix_fmt", "yuv420p", "-g", "\(gop)", "-keyint_min", "\(gop)", "-sc_threshold", "0",
+            // One encoder thread: x264's multi-threaded rate control made the pictures (and so the
+            // OCR results) differ slightly from run to run; tests need the same corpus every time.
+            "-threads", "1",
             "-frames:v", "\(frameRate * seconds)",
         ]
         if audio { arguments += ["-c:a", "aac", "-b:a", "96k", "-shortest"] }
