@@ -17,12 +17,18 @@ let package = Package(
         .library(name: "CameraEffects", targets: ["CameraEffects"]),
         .library(name: "CameraAssemble", targets: ["CameraAssemble"]),
         .library(name: "CGameKit", targets: ["CGameKit"]),
+        .library(name: "WatchBoxKit", targets: ["WatchBoxKit"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
         .executable(name: "cgame", targets: ["cgame"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // WatchBox: SQLite (camera store), AES-GCM and Digest hashes (credentials, RTSP auth), and
+        // SwiftNIO (RTSP probing, ONVIF, port scans). The server reuses all three.
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // FFmpeg's libraries, found with pkg-config (Debian: libav*-dev). The shim header adds the
@@ -82,6 +88,22 @@ let package = Package(
                 "CommandLineSupport", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WatchBoxKit",
+            dependencies: [
+                "CameraCommon", "CameraIO",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WatchBoxKitTests",
+            dependencies: ["CameraCommon", "CameraIO", "WatchBoxKit", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

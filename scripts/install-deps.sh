@@ -8,6 +8,8 @@ packages=(
     pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavdevice-dev
     # Build: Cairo rasterises text and pen strokes in CameraEffects
     libcairo2-dev
+    # Build: SQLite for the camera store (GRDB links the system library)
+    libsqlite3-dev
     # Build: Tesseract's C API for CGame's on-screen text recognition, its English model, and the CLI (benchmark)
     libtesseract-dev tesseract-ocr tesseract-ocr-eng
     # Tests and benchmarks: the ffmpeg/ffprobe command lines as the independent reference
