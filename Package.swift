@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WatchBoxKit", targets: ["WatchBoxKit"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
         .executable(name: "cgame", targets: ["cgame"]),
+        .executable(name: "watchbox", targets: ["watchbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -101,9 +102,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "watchbox",
+            dependencies: [
+                "CommandLineSupport", "CameraCommon", "WatchBoxKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WatchBoxKitTests",
-            dependencies: ["CameraCommon", "CameraIO", "WatchBoxKit", "CameraTesting"],
+            dependencies: ["watchbox", "CameraCommon", "CameraIO", "WatchBoxKit", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

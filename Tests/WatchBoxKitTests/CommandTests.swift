@@ -1,0 +1,68 @@
+import CameraTesting
+import Foundation
+import Testing
+
+/// The built `watchbox` executable next to the test bundle.
+let watchboxBinary: String = {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+    return folder.appendingPathComponent("watchbox").path
+}()
+
+/// Runs `watchbox` with `input` on standard input.
+func watchbox(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: watchboxBinary)
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+@Suite(.serialized) struct WatchBoxCommandTests {
+    @Test func addACheckedCameraThenListItWithoutThePasswordAnywhere() throws {
+        let server = RTSPTestServer(auth: .digest)
+        try server.start()
+        defer { server.stop() }
+        let home = try temporaryDirectory()
+        let probe = try watchbox(
+            ["probe", server.url(), "--user", server.user, "--json"], input: server.password + "\n")
+        #expect(probe.status == 0, "\(probe.stderr)")
+        #expect(probe.stdout.contains("\"videoCodec\" : \"h264\""))
+
+        let refused = try watchbox(
+            ["cameras", "add", "Porch", server.url(), "--user", server.user, "--password-stdin", "--home", home],
+            input: "wrong\n")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("refused"))
+
+        let added = try watchbox(
+            ["cameras", "add", "Porch", server.url(), "--user", server.user, "--password-stdin", "--home", home],
+            input: server.password + "\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let listed = try watchbox(["cameras", "list", "--json", "--home", home])
+        #expect(listed.stdout.contains("Porch"))
+        for output in [probe.stdout, probe.stderr, added.stdout, added.stderr, listed.stdout, refused.stderr] {
+            #expect(!output.contains(server.password))
+        }
+        let database = try Data(contentsOf: URL(fileURLWithPath: home + "/cameras.sqlite"))
+        #expect(database.range(of: Data(server.password.utf8)) == nil)
+
+        let duplicate = try watchbox(["cameras", "add", "Again", server.url(), "--no-check", "--home", home])
+        #expect(duplicate.status != 0)
+        #expect(duplicate.stderr.contains("Porch already uses"))
+        let removed = try watchbox(["cameras", "remove", "Porch", "--home", home])
+        #expect(removed.status == 0)
+        #expect(try watchbox(["cameras", "list", "--home", home]).stdout.contains("No cameras yet"))
+    }
+}
