@@ -28,7 +28,18 @@ public final class VideoDecoder {
     /// For sampled analysis (OCR at 10 Hz, thumbnails) this halves decoding time; the frames that
     /// remain are still decoded exactly.
     public var skipsNonReferenceFrames = false {
-        didSet { codecContext?.pointee.skip_frame = skipsNonReferenceFrames ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+        didSet { applySkip() }
+    }
+
+    /// Decode keyframes only (one picture per group, for health checks and thumbnails of live
+    /// streams at almost no cost).
+    public var decodesKeyframesOnly = false {
+        didSet { applySkip() }
+    }
+
+    private func applySkip() {
+        codecContext?.pointee.skip_frame =
+            decodesKeyframesOnly ? AVDISCARD_NONKEY : skipsNonReferenceFrames ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
     }
 
     /// A decoder for a stream described by `stream` (for samples from a buffer or another reader).

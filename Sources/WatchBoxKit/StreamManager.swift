@@ -1,0 +1,423 @@
+import CameraCommon
+import CameraIO
+import Dispatch
+import FoundationEssentials
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a camera's stream is.
+public enum StreamState: Sendable, Equatable, Codable, CustomStringConvertible {
+    case idle
+    case connecting
+    case playing
+    /// Waiting `delay` seconds before attempt number `attempt`.
+    case reconnecting(attempt: Int, delay: Double)
+    case failed(reason: String)
+
+    public var description: String {
+        switch self {
+        case .idle: "idle"
+        case .connecting: "connecting"
+        case .playing: "playing"
+        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(String(format1: delay)) s)"
+        case .failed(let reason): "failed: \(reason)"
+        }
+    }
+}
+
+/// Something wrong (or right again) with a playing stream.
+public struct HealthEvent: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// No packets for a while.
+        case noData
+        /// Packets arrive but the picture does not change.
+        case frozen
+        /// Timestamps jumped forwards or backwards.
+        case timestampJump
+        /// Back to normal after one of the above.
+        case recovered
+    }
+
+    public var cameraID: UUID
+    public var kind: Kind
+    /// Human-readable reason, e.g. `picture unchanged for 3.0 s`.
+    public var reason: String
+}
+
+/// Counters for a live table (`watchbox watch`).
+public struct StreamStatistics: Sendable, Equatable, Codable {
+    public var samples = 0
+    public var bytes = 0
+    /// Video frames per second over the last few seconds.
+    public var framesPerSecond = 0.0
+    /// Bits per second over the last few seconds.
+    public var bitRate = 0.0
+    /// Seconds since the last packet (nil before the first).
+    public var lastSampleAge: Double?
+    public var reconnects = 0
+}
+
+/// One reader per active camera (the spec's StreamManager over CameraIO, where the iOS app used
+/// VLCKit): connects, fans samples out to subscribers (live view, snapshot, recorder) without
+/// copying packet data — `MediaSample` bytes are shared copy-on-write — reconnects with back-off,
+/// and watches health (the spec's StreamHealthMonitor).
+///
+/// Back-off: 1 s for the first five attempts, then 5 s, 10 s and 60 s; a refused login waits
+/// ``Options/authenticationRetry`` (cameras lock out clients that keep failing). At most
+/// ``Options/maximumStreams`` streams run at once; visible cameras take precedence, and starting a
+/// visible one at the cap pauses an invisible one.
+public final class StreamManager: Sendable {
+    public struct Options: Sendable {
+        public var transport: ReaderOptions.Transport
+        public var maximumStreams: Int
+        /// Delays before reconnect attempts 1, 2, ...; the last repeats.
+        public var backoff: [Double]
+        public var authenticationRetry: Double
+        /// A read that blocks this long counts as "no data" and reconnects.
+        public var noDataTimeout: Double
+        /// Unchanged picture for this long is reported frozen.
+        public var frozenAfter: Double
+
+        public init(
+            transport: ReaderOptions.Transport = .tcp, maximumStreams: Int = 16,
+            backoff: [Double] = [1, 1, 1, 1, 1, 5, 10, 60], authenticationRetry: Double = 60, noDataTimeout: Double = 5,
+            frozenAfter: Double = 3
+        ) {
+            self.transport = transport
+            self.maximumStreams = maximumStreams
+            self.backoff = backoff
+            self.authenticationRetry = authenticationRetry
+            self.noDataTimeout = noDataTimeout
+            self.frozenAfter = frozenAfter
+        }
+    }
+
+    public typealias Subscriber = @Sendable (UUID, MediaSample) -> Void
+
+    public let options: Options
+    private let onState: @Sendable (UUID, StreamState) -> Void
+    private let onHealth: @Sendable (HealthEvent) -> Void
+    private let streams = Mutex<[UUID: Stream]>([:])
+
+    public init(
+        options: Options = Options(), onState: @escaping @Sendable (UUID, StreamState) -> Void = { _, _ in },
+        onHealth: @escaping @Sendable (HealthEvent) -> Void = { _ in }
+    ) {
+        self.options = options
+        self.onState = onState
+        self.onHealth = onHealth
+    }
+
+    /// Starts (or marks visible/invisible) a camera's stream. `url` carries the credentials for
+    /// FFmpeg; it is never logged or reported.
+    public func start(_ cameraID: UUID, url: String, visible: Bool = true) {
+        var paused: Stream?
+        let stream: Stream? = streams.withLock { table in
+            if let existing = table[cameraID] {
+                existing.visible.store(visible, ordering: .relaxed)
+                return nil
+            }
+            let running = table.values.filter { !$0.stopped.load(ordering: .relaxed) }
+            if running.count >= options.maximumStreams {
+                // Make room for a visible camera by pausing an invisible one; otherwise wait idle.
+                guard visible, let victim = running.first(where: { !$0.visible.load(ordering: .relaxed) }) else {
+                    onState(cameraID, .failed(reason: "at most \(options.maximumStreams) streams at once"))
+                    return nil
+                }
+                table[victim.id] = nil
+                paused = victim
+            }
+            let stream = Stream(id: cameraID, url: url, visible: visible, manager: self)
+            table[cameraID] = stream
+            return stream
+        }
+        if let paused {
+            paused.stop()
+            onState(paused.id, .idle)
+        }
+        stream?.run()
+    }
+
+    /// Stops a camera's stream; subscribers stay registered for the next start.
+    public func stop(_ cameraID: UUID) {
+        let stream = streams.withLock { $0.removeValue(forKey: cameraID) }
+        stream?.stop()
+        if stream != nil { onState(cameraID, .idle) }
+    }
+
+    public func stopAll() {
+        let all = streams.withLock { table in
+            defer { table.removeAll() }
+            return Array(table.values)
+        }
+        for stream in all { stream.stop() }
+    }
+
+    public func state(_ cameraID: UUID) -> StreamState {
+        streams.withLock { $0[cameraID] }?.state.withLock { $0 } ?? .idle
+    }
+
+    public func statistics(_ cameraID: UUID) -> StreamStatistics? {
+        streams.withLock { $0[cameraID] }?.currentStatistics()
+    }
+
+    /// The streams of the camera's source once connected (for writers and decoders).
+    public func streamInfo(_ cameraID: UUID) -> [StreamInfo]? {
+        streams.withLock { $0[cameraID] }?.info.withLock { $0 }
+    }
+
+    /// Calls `subscriber` on the stream's reading thread for every sample; keep it short.
+    @discardableResult
+    public func subscribe(_ cameraID: UUID, _ subscriber: @escaping Subscriber) -> Int {
+        subscribers.withLock { table in
+            table.next += 1
+            table.entries[cameraID, default: [:]][table.next] = subscriber
+            return table.next
+        }
+    }
+
+    public func unsubscribe(_ cameraID: UUID, token: Int) {
+        subscribers.withLock { _ = $0.entries[cameraID]?.removeValue(forKey: token) }
+    }
+
+    private let subscribers = Mutex<(next: Int, entries: [UUID: [Int: Subscriber]])>((0, [:]))
+
+    fileprivate func deliver(_ sample: MediaSample, from cameraID: UUID) {
+        let targets = subscribers.withLock { Array(($0.entries[cameraID] ?? [:]).values) }
+        for target in targets { target(cameraID, sample) }
+    }
+
+    fileprivate func report(_ state: StreamState, for cameraID: UUID) { onState(cameraID, state) }
+    fileprivate func report(_ event: HealthEvent) { onHealth(event) }
+
+    /// One camera's reading thread.
+    final class Stream: Sendable {
+        let id: UUID
+        let url: String
+        let visible: Atomic<Bool>
+        let stopped = Atomic<Bool>(false)
+        let state = Mutex<StreamState>(.idle)
+        let info = Mutex<[StreamInfo]?>(nil)
+        private let reader = Mutex<MediaReader?>(nil)
+        private let counters = Mutex<(StreamStatistics, window: [(time: Double, bytes: Int, video: Bool)])>(
+            (StreamStatistics(), []))
+        private let lastSampleTime = Mutex<Double?>(nil)
+        private weak let manager: StreamManager?
+        private let options: Options
+
+        init(id: UUID, url: String, visible: Bool, manager: StreamManager) {
+            self.id = id
+            self.url = url
+            self.visible = Atomic(visible)
+            self.manager = manager
+            self.options = manager.options
+        }
+
+        func run() {
+            let thread = DispatchQueue(label: "watchbox.stream.\(id)")
+            thread.async { [self] in loop() }
+        }
+
+        func stop() {
+            stopped.store(true, ordering: .relaxed)
+            reader.withLock { $0 }?.close()
+        }
+
+        private func set(_ newState: StreamState) {
+            let changed = state.withLock { current in
+                defer { current = newState }
+                return current != newState
+            }
+            if changed { manager?.report(newState, for: id) }
+        }
+
+        private func loop() {
+            var attempt = 0
+            while !stopped.load(ordering: .relaxed) {
+                set(attempt == 0 ? .connecting : state.withLock { $0 })
+                var delay: Double
+                do throws(MediaError) {
+                    try play { attempt = 0 }
+                    if stopped.load(ordering: .relaxed) { break }
+                    // The stream ended (server stopped): reconnect.
+                    attempt += 1
+                    delay = backoff(attempt)
+                } catch {
+                    if stopped.load(ordering: .relaxed) { break }
+                    if error.kind == .timedOut, case .playing = state.withLock({ $0 }) {
+                        manager?.report(
+                            HealthEvent(
+                                cameraID: id, kind: .noData,
+                                reason: "no data for \(String(format1: options.noDataTimeout)) s"))
+                    }
+                    attempt += 1
+                    if error.kind == .authenticationFailed {
+                        delay = options.authenticationRetry
+                        set(.failed(reason: "login refused; retrying in \(Int(delay)) s"))
+                    } else {
+                        delay = backoff(attempt)
+                    }
+                }
+                counters.withLock { $0.0.reconnects += 1 }
+                if case .failed = state.withLock({ $0 }) {
+                } else {
+                    set(.reconnecting(attempt: attempt, delay: delay))
+                }
+                sleep(seconds: delay)
+                if !stopped.load(ordering: .relaxed) { set(.connecting) }
+            }
+            set(.idle)
+        }
+
+        private func backoff(_ attempt: Int) -> Double {
+            options.backoff.isEmpty ? 1 : options.backoff[min(attempt - 1, options.backoff.count - 1)]
+        }
+
+        /// Sleeps in short steps so stop() is quick.
+        private func sleep(seconds: Double) {
+            var left = seconds
+            while left > 0, !stopped.load(ordering: .relaxed) {
+                let step = min(0.05, left)
+                usleep(UInt32(step * 1_000_000))
+                left -= step
+            }
+        }
+
+        /// Connects and reads until the stream ends or fails; `connected` runs once playing.
+        private func play(connected: () -> Void) throws(MediaError) {
+            var readerOptions = ReaderOptions(
+                rtspTransport: options.transport, timeout: .milliseconds(Int(options.noDataTimeout * 1000)))
+            // Time to first frame: FFmpeg otherwise analyses ~1 s of a live stream before handing
+            // out packets; the SDP already says what the codec is.
+            readerOptions.options = ["analyzeduration": "100000", "probesize": "32768", "fflags": "nobuffer"]
+            let opened = try MediaReader(MediaSource(parsing: url), options: readerOptions)
+            reader.withLock { $0 = opened }
+            defer {
+                reader.withLock { $0 = nil }
+                opened.close()
+            }
+            if stopped.load(ordering: .relaxed) { return }
+            info.withLock { $0 = opened.streams }
+            let monitor = HealthMonitor(cameraID: id, reader: opened, options: options) { [weak manager] event in
+                manager?.report(event)
+            }
+            var first = true
+            while !stopped.load(ordering: .relaxed), let sample = try opened.nextSample() {
+                if first {
+                    first = false
+                    set(.playing)
+                    connected()
+                }
+                count(sample)
+                manager?.deliver(sample, from: id)
+                monitor.observe(sample)
+            }
+        }
+
+        private func count(_ sample: MediaSample) {
+            let now = Self.now()
+            lastSampleTime.withLock { $0 = now }
+            counters.withLock { entry in
+                entry.0.samples += 1
+                entry.0.bytes += sample.data.count
+                entry.window.append((now, sample.data.count, sample.mediaType == .video))
+                while let first = entry.window.first, now - first.time > 3 { entry.window.removeFirst() }
+            }
+        }
+
+        func currentStatistics() -> StreamStatistics {
+            let now = Self.now()
+            var result = counters.withLock { entry in
+                var statistics = entry.0
+                if let first = entry.window.first, now - first.time > 0.2 {
+                    let span = now - first.time
+                    statistics.framesPerSecond = Double(entry.window.filter(\.video).count) / span
+                    statistics.bitRate = Double(entry.window.reduce(0) { $0 + $1.bytes }) * 8 / span
+                }
+                return statistics
+            }
+            result.lastSampleAge = lastSampleTime.withLock { $0 }.map { now - $0 }
+            return result
+        }
+
+        static func now() -> Double {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+    }
+}
+
+/// Watches one playing stream: timestamp jumps on every packet, and a frozen picture by decoding
+/// only keyframes (one per group of pictures, so a pass-through stream stays nearly free) into a
+/// 64×36 grey thumbnail and comparing each with the last.
+final class HealthMonitor {
+    let cameraID: UUID
+    let options: StreamManager.Options
+    let report: (HealthEvent) -> Void
+    private var decoder: VideoDecoder?
+    private var lastPicture: [UInt8]?
+    private var unchangedSince: MediaTime?
+    private var frozenReported = false
+    private var lastVideoTime: MediaTime?
+
+    init(cameraID: UUID, reader: MediaReader, options: StreamManager.Options, report: @escaping (HealthEvent) -> Void) {
+        self.cameraID = cameraID
+        self.options = options
+        self.report = report
+        if let video = reader.videoStream {
+            decoder = try? VideoDecoder(reader: reader, streamIndex: video.index, format: .gray8, size: (64, 36))
+            decoder?.decodesKeyframesOnly = true
+        }
+    }
+
+    func observe(_ sample: MediaSample) {
+        guard sample.mediaType == .video else { return }
+        if let time = sample.decodeTime, let last = lastVideoTime {
+            let jump = (time - last).seconds
+            if jump > 5 || jump < -1 {
+                report(
+                    HealthEvent(
+                        cameraID: cameraID, kind: .timestampJump, reason: "timestamps jumped \(String(format1: jump)) s"
+                    ))
+            }
+        }
+        lastVideoTime = sample.decodeTime ?? lastVideoTime
+        guard let decoder, let frames = try? decoder.decode(sample) else { return }
+        for frame in frames {
+            let picture = frame.planes[0].bytes
+            defer { lastPicture = picture }
+            guard let previous = lastPicture, let time = frame.pts else { continue }
+            // Identical up to encoder noise: mean absolute difference under 1 grey level.
+            var difference = 0
+            for index in picture.indices { difference += abs(Int(picture[index]) - Int(previous[index])) }
+            let same = difference < picture.count
+            if same {
+                if unchangedSince == nil { unchangedSince = time }
+                if let since = unchangedSince, !frozenReported, (time - since).seconds >= options.frozenAfter {
+                    frozenReported = true
+                    report(
+                        HealthEvent(
+                            cameraID: cameraID, kind: .frozen,
+                            reason: "picture unchanged for \(String(format1: (time - since).seconds)) s"))
+                }
+            } else {
+                unchangedSince = nil
+                if frozenReported {
+                    frozenReported = false
+                    report(HealthEvent(cameraID: cameraID, kind: .recovered, reason: "picture moving again"))
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
+    }
+}

@@ -1,0 +1,148 @@
+import CameraCommon
+import CameraTesting
+import Foundation
+import Synchronization
+import Testing
+import WatchBoxKit
+
+/// Records what a manager reports, for assertions.
+final class Recorder: Sendable {
+    let states = Mutex<[(UUID, StreamState, Date)]>([])
+    let health = Mutex<[HealthEvent]>([])
+    let samples = Mutex<[UUID: Int]>([:])
+
+    func last(_ id: UUID) -> StreamState? { states.withLock { $0.last { $0.0 == id }?.1 } }
+
+    /// Waits until `id` reaches a state matching `predicate`; returns when it did.
+    func wait(_ id: UUID, seconds: Double, _ predicate: (StreamState) -> Bool) -> Date? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let hit = states.withLock({ $0.first { $0.0 == id && predicate($0.1) && $0.2 >= Date.distantPast }?.2 })
+            {
+                return hit
+            }
+            usleep(20_000)
+        }
+        return nil
+    }
+}
+
+@Suite(.serialized) struct StreamManagerTests {
+    @Test func reconnectsAfterTheServerRestartsAndPlaysAgainWithinThreeSeconds() throws {
+        let server = RTSPTestServer(auth: .none)
+        try server.start()
+        let recorder = Recorder()
+        let manager = StreamManager(
+            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+        defer { manager.stopAll() }
+        let id = UUID()
+        let started = Date()
+        manager.subscribe(id) { id, _ in recorder.samples.withLock { $0[id, default: 0] += 1 } }
+        manager.start(id, url: server.url())
+        let playing = try #require(recorder.wait(id, seconds: 10) { $0 == .playing })
+        print("time to first frame: \(Int(playing.timeIntervalSince(started) * 1000)) ms")
+        usleep(500_000)
+        #expect(recorder.samples.withLock { $0[id] ?? 0 } > 5)
+
+        server.stop()
+        let dropped = recorder.wait(id, seconds: 10) {
+            if case .reconnecting = $0 { return true }
+            return false
+        }
+        #expect(dropped != nil, "\(recorder.states.withLock { $0.map(\.1) })")
+        recorder.states.withLock { $0.removeAll() }
+        try server.start()
+        let restarted = Date()
+        let again = recorder.wait(id, seconds: 10) { $0 == .playing }
+        let seconds = again.map { $0.timeIntervalSince(restarted) } ?? .infinity
+        #expect(seconds < 3, "playing again after \(seconds) s: \(recorder.states.withLock { $0.map(\.1) })")
+        let statistics = try #require(manager.statistics(id))
+        #expect(statistics.reconnects >= 1)
+        server.stop()
+    }
+
+    @Test func aStaticPictureIsReportedFrozenAndAMovingOneIsNot() throws {
+        let frozen = RTSPTestServer(auth: .none, pattern: "solid-color")
+        let moving = RTSPTestServer(auth: .none, pattern: "ball")
+        try frozen.start()
+        try moving.start()
+        defer {
+            frozen.stop()
+            moving.stop()
+        }
+        let recorder = Recorder()
+        let manager = StreamManager(onHealth: { event in recorder.health.withLock { $0.append(event) } })
+        defer { manager.stopAll() }
+        let still = UUID()
+        let ball = UUID()
+        manager.start(still, url: frozen.url())
+        manager.start(ball, url: moving.url())
+        let deadline = Date().addingTimeInterval(12)
+        while Date() < deadline, !recorder.health.withLock({ $0.contains { $0.cameraID == still } }) { usleep(100_000) }
+        let events = recorder.health.withLock { $0 }
+        #expect(events.contains { $0.cameraID == still && $0.kind == .frozen }, "\(events)")
+        #expect(!events.contains { $0.cameraID == ball && $0.kind == .frozen })
+    }
+
+    @Test func everySubscriberGetsEverySampleAndTheCapPausesInvisibleStreams() throws {
+        let server = RTSPTestServer(auth: .none)
+        try server.start()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let manager = StreamManager(
+            options: .init(maximumStreams: 1),
+            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+        defer { manager.stopAll() }
+        let background = UUID()
+        let front = UUID()
+        let counts = Mutex<[Int]>([0, 0])
+        let sameBytes = Atomic<Bool>(true)
+        let lastSeen = Mutex<[UInt8]?>(nil)
+        manager.subscribe(background) { _, sample in
+            counts.withLock { $0[0] += 1 }
+            lastSeen.withLock { $0 = sample.data }
+        }
+        manager.subscribe(background) { _, sample in
+            counts.withLock { $0[1] += 1 }
+            if lastSeen.withLock({ $0 }) != sample.data { sameBytes.store(false, ordering: .relaxed) }
+        }
+        manager.start(background, url: server.url(), visible: false)
+        #expect(recorder.wait(background, seconds: 10) { $0 == .playing } != nil)
+        usleep(1_000_000)
+        let (first, second) = counts.withLock { ($0[0], $0[1]) }
+        #expect(first > 10 && abs(first - second) <= 1)
+        let allSame = sameBytes.load(ordering: .relaxed)
+        #expect(allSame)
+        // A visible camera at the cap pauses the invisible one.
+        manager.start(front, url: server.url(), visible: true)
+        #expect(recorder.wait(front, seconds: 10) { $0 == .playing } != nil)
+        #expect(manager.state(background) == .idle)
+        // Another invisible one at the cap is refused, not queued silently.
+        let third = UUID()
+        manager.start(third, url: server.url(), visible: false)
+        #expect(recorder.wait(third, seconds: 2) { if case .failed = $0 { true } else { false } } != nil)
+    }
+
+    @Test func aRefusedLoginIsNotRetriedQuickly() throws {
+        let server = RTSPTestServer(auth: .digest)
+        try server.start()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let manager = StreamManager(
+            options: .init(authenticationRetry: 60),
+            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+        defer { manager.stopAll() }
+        let id = UUID()
+        manager.start(id, url: server.url(user: server.user, password: "wrong"))
+        let failed = recorder.wait(id, seconds: 10) { if case .failed = $0 { true } else { false } }
+        #expect(failed != nil, "\(recorder.states.withLock { $0.map(\.1) })")
+        usleep(2_000_000)
+        // Still waiting: no second attempt within the 60 s pause.
+        let connects = recorder.states.withLock { $0.filter { $0.1 == .connecting }.count }
+        #expect(connects == 1)
+        if case .failed(let reason) = manager.state(id) {
+            #expect(reason.contains("login refused"))
+            #expect(!reason.contains("wrong"))
+        }
+    }
+}
