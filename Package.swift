@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "watchbox",
             dependencies: [
-                "CommandLineSupport", "CameraCommon", "WatchBoxKit",
+                "CommandLineSupport", "CameraCommon", "CameraIO", "WatchBoxKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -10,6 +10,7 @@ import FoundationEssentials
 /// Writes to standard error: progress bars (only when stderr is a terminal) and messages.
 public enum Terminal {
     public static let stderrIsTerminal = isatty(STDERR_FILENO) != 0
+    public static let stdoutIsTerminal = isatty(STDOUT_FILENO) != 0
 
     public static func error(_ text: String) {
         writeStandardError(text + "\n")

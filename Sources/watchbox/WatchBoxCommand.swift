@@ -1,7 +1,9 @@
 import ArgumentParser
 import CameraCommon
+import CameraIO
 import CommandLineSupport
 import FoundationEssentials
+import Synchronization
 import WatchBoxKit
 
 #if canImport(Glibc)
@@ -18,11 +20,16 @@ struct WatchBoxCommand: AsyncParsableCommand {
               watchbox cameras add "Front door" rtsp://192.168.1.20/stream1 --user admin --password-stdin
               watchbox cameras list --json
               watchbox cameras reorder <id> <id> ...
+              watchbox snapshot "Front door" -o door.jpg
+              watchbox record "Front door" --for 10:00 --segment 60 -o recordings/door
+              watchbox watch                                              live table of every camera
 
             Cameras live in $WATCHBOX_HOME/cameras.sqlite (default ~/.local/share/watchbox); passwords only in
             the encrypted credential file next to it, never in the database, logs or output.
             """,
-        subcommands: [CamerasCommand.self, ProbeCommand.self]
+        subcommands: [
+            CamerasCommand.self, ProbeCommand.self, SnapshotCommand.self, RecordCommand.self, WatchCommand.self,
+        ]
     )
 }
 
@@ -234,4 +241,145 @@ func find(_ key: String, in repository: SQLiteCameraRepository) throws -> Camera
             matches.isEmpty ? "no camera '\(key)'; see `watchbox cameras list`" : "'\(key)' matches several cameras")
     }
     return camera
+}
+
+/// The camera's URL with its stored password, for FFmpeg only.
+func playableURL(_ camera: Camera, credentials: FileCredentialStore) throws -> String {
+    guard let parts = StreamURL(camera.rtspURL) else { return camera.rtspURL }
+    return parts.withCredentials(user: camera.username, password: try credentials.password(for: camera.id))
+}
+
+func parseSeconds(_ text: String) throws -> Double {
+    guard let time = try? MediaTime(parsing: text), time.seconds > 0 else {
+        throw ValidationError("'\(text)' is not a duration (60, 90s, 1:30, 500ms)")
+    }
+    return time.seconds
+}
+
+struct SnapshotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot", abstract: "Save a JPEG of a camera's current picture.")
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "Camera id or name.") var camera: String
+    @Option(name: .shortAndLong, help: "Output JPEG.") var output: String = "snapshot.jpg"
+    @Option(help: "Width in pixels (height follows).") var width: Int?
+
+    func run() async throws {
+        let (repository, credentials) = try store.open()
+        let found = try find(camera, in: repository)
+        let jpeg = try Snapshot.jpeg(url: try playableURL(found, credentials: credentials), width: width)
+        try AtomicFile.write(jpeg, to: output, durable: false)
+        print("saved \(output) (\(jpeg.count / 1024) KB) from \(found.name)")
+    }
+}
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record", abstract: "Record a camera into MP4 segments cut at keyframes.",
+        discussion: "  watchbox record Porch --for 10m --segment 60 -o recordings/porch   (Ctrl-C stops early)")
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "Camera id or name.") var camera: String
+    @Option(name: .customLong("for"), help: "How long (90s, 10m as 10:00); default until Ctrl-C.") var duration: String?
+    @Option(help: "Seconds per segment.") var segment: Double = 60
+    @Option(name: .shortAndLong, help: "Folder for the segments.") var output: String = "recordings"
+
+    func run() async throws {
+        let (repository, credentials) = try store.open()
+        let found = try find(camera, in: repository)
+        let seconds = try duration.map(parseSeconds)
+        let manager = StreamManager(onState: { _, state in Terminal.status("\(found.name): \(state)") })
+        let recorder = Mutex<SegmentRecorder?>(nil)
+        let failure = Mutex<String?>(nil)
+        let output = self.output
+        let segment = self.segment
+        manager.subscribe(found.id) { id, sample in
+            recorder.withLock { holder in
+                do throws(MediaError) {
+                    if holder == nil, let streams = manager.streamInfo(id) {
+                        holder = try SegmentRecorder(directory: output, streams: streams, segmentSeconds: segment)
+                    }
+                    try holder?.write(sample)
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+            }
+        }
+        let stop = Atomic<Bool>(false)
+        StopSignal.install { stop.store(true, ordering: .relaxed) }
+        manager.start(found.id, url: try playableURL(found, credentials: credentials))
+        let started = ContinuousClock.now
+        while !stop.load(ordering: .relaxed), failure.withLock({ $0 }) == nil {
+            if let seconds, ContinuousClock.now - started >= .milliseconds(Int(seconds * 1000)) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        manager.stopAll()
+        let files = try recorder.withLock { holder throws -> [String] in
+            try holder?.finish()
+            return holder?.segments ?? []
+        }
+        if let failure = failure.withLock({ $0 }) { Terminal.error("stopped: \(failure)") }
+        print(files.isEmpty ? "nothing recorded" : files.joined(separator: "\n"))
+    }
+}
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Connect to every active camera and show a live table of their health.",
+        discussion: "State, frames per second, bit rate and the age of the last packet, redrawn each second.")
+    @OptionGroup var store: StoreOptions
+    @Option(name: .customLong("for"), help: "Stop after this long (default: until Ctrl-C).") var duration: String?
+    @Flag(help: "Print the final table as JSON.") var json = false
+
+    struct Row: Encodable {
+        var name: String
+        var state: String
+        var statistics: StreamStatistics?
+        var health: [String]
+    }
+
+    func run() async throws {
+        let (repository, credentials) = try store.open()
+        let cameras = try repository.cameras().filter(\.isActive)
+        guard !cameras.isEmpty else {
+            print("No active cameras. Add one with `watchbox cameras add`.")
+            return
+        }
+        let seconds = try duration.map(parseSeconds)
+        let health = Mutex<[UUID: [String]]>([:])
+        let manager = StreamManager(onHealth: { event in
+            health.withLock { $0[event.cameraID, default: []].append("\(event.kind.rawValue): \(event.reason)") }
+        })
+        for camera in cameras { manager.start(camera.id, url: try playableURL(camera, credentials: credentials)) }
+        let stop = Atomic<Bool>(false)
+        StopSignal.install { stop.store(true, ordering: .relaxed) }
+        let started = ContinuousClock.now
+        func rows() -> [Row] {
+            cameras.map { camera in
+                Row(
+                    name: camera.name, state: manager.state(camera.id).description,
+                    statistics: manager.statistics(camera.id), health: health.withLock { $0[camera.id] ?? [] })
+            }
+        }
+        while !stop.load(ordering: .relaxed) {
+            if let seconds, ContinuousClock.now - started >= .milliseconds(Int(seconds * 1000)) { break }
+            if !json {
+                var table = TextTable(headers: ["camera", "state", "fps", "kbit/s", "last packet", "health"])
+                for row in rows() {
+                    let statistics = row.statistics
+                    table.rows.append([
+                        row.name, row.state, statistics.map { String(format1: $0.framesPerSecond) } ?? "-",
+                        statistics.map { "\(Int($0.bitRate / 1000))" } ?? "-",
+                        statistics?.lastSampleAge.map { "\(String(format1: $0)) s ago" } ?? "-",
+                        row.health.last ?? "ok",
+                    ])
+                }
+                let clear = Terminal.stdoutIsTerminal ? "\u{1B}[H\u{1B}[2J" : ""
+                print(clear + table.rendered + "\n")
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        let final = rows()
+        manager.stopAll()
+        if json { try printJSON(final) }
+    }
 }

@@ -65,4 +65,35 @@ func watchbox(_ arguments: [String], input: String = "") throws -> (status: Int3
         #expect(removed.status == 0)
         #expect(try watchbox(["cameras", "list", "--home", home]).stdout.contains("No cameras yet"))
     }
+
+    @Test func snapshotRecordAndWatchUseTheStoredPassword() throws {
+        let server = RTSPTestServer(auth: .digest, width: 640, height: 360)
+        try server.start()
+        defer { server.stop() }
+        let home = try temporaryDirectory()
+        let added = try watchbox(
+            ["cameras", "add", "Lab", server.url(), "--user", server.user, "--password-stdin", "--home", home],
+            input: server.password + "\n")
+        #expect(added.status == 0, "\(added.stderr)")
+
+        let snapshot = try watchbox(["snapshot", "Lab", "-o", home + "/lab.jpg", "--width", "320", "--home", home])
+        #expect(snapshot.status == 0, "\(snapshot.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home + "/lab.jpg"))
+
+        let record = try watchbox([
+            "record", "Lab", "--for", "3.5s", "--segment", "1", "-o", home + "/rec", "--home", home,
+        ])
+        #expect(record.status == 0, "\(record.stderr)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: home + "/rec").filter {
+            $0.hasSuffix(".mp4")
+        }
+        #expect(segments.count >= 2, "\(record.stdout)")
+
+        let watch = try watchbox(["watch", "--for", "3s", "--json", "--home", home])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        #expect(watch.stdout.contains("\"state\" : \"playing\""), "\(watch.stdout)")
+        for output in [snapshot, record, watch] {
+            #expect(!output.stdout.contains(server.password) && !output.stderr.contains(server.password))
+        }
+    }
 }

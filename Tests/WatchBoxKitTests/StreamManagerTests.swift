@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import CameraTesting
 import Foundation
 import Synchronization
@@ -143,6 +144,69 @@ final class Recorder: Sendable {
         if case .failed(let reason) = manager.state(id) {
             #expect(reason.contains("login refused"))
             #expect(!reason.contains("wrong"))
+        }
+    }
+}
+
+@Suite(.serialized) struct SnapshotAndRecordingTests {
+    @Test func aSnapshotIsAJPEGOfTheCurrentPicture() throws {
+        let server = RTSPTestServer(auth: .digest, width: 640, height: 360)
+        try server.start()
+        defer { server.stop() }
+        let jpeg = try Snapshot.jpeg(url: server.url(user: server.user, password: server.password), width: 320)
+        #expect(jpeg.starts(with: [0xFF, 0xD8]))
+        let directory = try temporaryDirectory()
+        try Data(jpeg).write(to: URL(fileURLWithPath: directory + "/snap.jpg"))
+        let frame = try ImageDecoder.load(directory + "/snap.jpg")
+        #expect(frame.width == 320 && frame.height == 180)
+        let refused = Result { () throws(MediaError) in
+            try Snapshot.jpeg(url: server.url(user: server.user, password: "no"))
+        }
+        guard case .failure(let error) = refused else {
+            Issue.record("a snapshot with the wrong password worked")
+            return
+        }
+        #expect(error.kind == .authenticationFailed)
+        #expect(!error.description.contains(":no@"))
+    }
+
+    @Test func recordingCutsKeyframeAlignedSegments() throws {
+        let server = RTSPTestServer(auth: .none)
+        try server.start()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let manager = StreamManager(onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) }
+            })
+        let id = UUID()
+        let directory = try temporaryDirectory()
+        let segments = Mutex<SegmentRecorder?>(nil)
+        manager.subscribe(id) { id, sample in
+            segments.withLock { holder in
+                if holder == nil, let streams = manager.streamInfo(id) {
+                    holder = try? SegmentRecorder(directory: directory, streams: streams, segmentSeconds: 2)
+                }
+                try? holder?.write(sample)
+            }
+        }
+        manager.start(id, url: server.url())
+        #expect(recorder.wait(id, seconds: 10) { $0 == .playing } != nil)
+        usleep(5_500_000)
+        manager.stopAll()
+        let files = try segments.withLock { holder -> [String] in
+            try holder?.finish()
+            return holder?.segments ?? []
+        }
+        #expect(files.count >= 2, "\(files)")
+        for (index, file) in files.enumerated() {
+            let probe = try FFprobeReport.read(file)
+            #expect(probe.videoFrames.first?.isKeyframe == true)
+            let duration = probe.formatDuration ?? 0
+            // Full segments run 2 s up to the next keyframe (every 1 s here); the last is cut short.
+            if index < files.count - 1 {
+                #expect(duration > 1.9 && duration < 3.1, "\(file): \(duration) s")
+            } else {
+                #expect(duration > 0, "\(file): \(duration) s")
+            }
         }
     }
 }
