@@ -175,8 +175,8 @@ final class Recorder: Sendable {
         try server.start()
         defer { server.stop() }
         let recorder = Recorder()
-        let manager = StreamManager(onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) }
-            })
+        let manager = StreamManager(
+            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
         let id = UUID()
         let directory = try temporaryDirectory()
         let segments = Mutex<SegmentRecorder?>(nil)
