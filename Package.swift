@@ -144,7 +144,7 @@ let package = Package(
             name: "cameracore-bench",
             dependencies: [
                 "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
-                "CGameKit",
+                "CGameKit", "WatchBoxKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

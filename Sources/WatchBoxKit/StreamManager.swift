@@ -186,7 +186,8 @@ public final class StreamManager: Sendable {
     private let subscribers = Mutex<(next: Int, entries: [UUID: [Int: Subscriber]])>((0, [:]))
 
     fileprivate func deliver(_ sample: MediaSample, from cameraID: UUID) {
-        let targets = subscribers.withLock { Array(($0.entries[cameraID] ?? [:]).values) }
+        // In subscription order, so a recorder subscribed first always sees a sample first.
+        let targets = subscribers.withLock { ($0.entries[cameraID] ?? [:]).sorted { $0.key < $1.key }.map(\.value) }
         for target in targets { target(cameraID, sample) }
     }
 

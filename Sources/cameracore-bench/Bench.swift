@@ -117,6 +117,7 @@ struct Bench: ParsableCommand {
                 maxRuns: 3))
         let runLayers = only.map { $0.contains("layer") } ?? true
         let runCGame = only.map { $0.contains("cgame") } ?? true
+        let runWatchBox = only.map { $0.contains("watchbox") } ?? true
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
         print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
@@ -141,6 +142,9 @@ struct Bench: ParsableCommand {
         }
         if runCGame {
             try CGameBench.run(work: work, gameplay: gameplay, runs: runs)
+        }
+        if runWatchBox {
+            try WatchBoxBench.run(runs: runs)
         }
     }
 

@@ -1,0 +1,95 @@
+import CameraCommon
+import CameraIO
+import CameraTesting
+import Foundation
+import Synchronization
+import WatchBoxKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// WatchBox's benchmarks against GStreamer's RTSP server on loopback: time to first frame, and
+/// 16 streams passed through (no decoding) at once.
+enum WatchBoxBench {
+    static func run(runs: Int) throws {
+        try timeToFirstFrame(runs: max(5, runs * 2))
+        try sixteenStreams()
+    }
+
+    /// Open + first video packet, ours (low-latency options, in-process) against `ffmpeg -i URL
+    /// -frames:v 1 -f null -` (a child process, so it includes ~40 ms of process start).
+    static func timeToFirstFrame(runs: Int) throws {
+        let server = RTSPTestServer(auth: .digest, width: 1280, height: 720)
+        try server.start()
+        defer { server.stop() }
+        let url = server.url(user: server.user, password: server.password)
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        for _ in 0..<runs {
+            let started = Date()
+            var options = ReaderOptions(timeout: .seconds(5))
+            options.options = ["analyzeduration": "100000", "probesize": "32768", "fflags": "nobuffer"]
+            let reader = try MediaReader(.url(url), options: options)
+            while let sample = try reader.nextSample(), sample.mediaType != .video {}
+            ours.append(Date().timeIntervalSince(started) * 1000)
+            reader.close()
+            usleep(300_000)  // let the server tear the shared pipeline down, so each run starts cold
+            theirs.append(
+                try Measurement.run([
+                    "ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "1", "-f", "null", "-",
+                ]).wallSeconds * 1000)
+            usleep(300_000)
+        }
+        print("| case | ours (ms, median) | ffmpeg CLI (ms, median) | ratio | goal |")
+        print("|---|---|---|---|---|")
+        print(
+            "| time to first frame, loopback RTSP 720p H.264 with Digest (\(runs) runs) | \(format(median(ours), digits: 0)) | \(format(median(theirs), digits: 0)) | \(format(median(ours) / median(theirs), digits: 2)) | ≤ 300 ms |"
+        )
+    }
+
+    /// 16 cameras on one shared 720p mount (the server encodes once), read for 10 s without
+    /// decoding: our process's CPU time and memory growth per stream.
+    static func sixteenStreams() throws {
+        let server = RTSPTestServer(auth: .none, width: 1280, height: 720)
+        try server.start()
+        defer { server.stop() }
+        let playing = Mutex<Set<UUID>>([])
+        let bytes = Atomic<Int>(0)
+        let manager = StreamManager(onState: { id, state in
+            if state == .playing { _ = playing.withLock { $0.insert(id) } }
+        })
+        let ids = (0..<16).map { _ in UUID() }
+        for id in ids {
+            manager.subscribe(id) { _, sample in bytes.add(sample.data.count, ordering: .relaxed) }
+        }
+        let memoryBefore = residentBytes()
+        for id in ids { manager.start(id, url: server.url()) }
+        let deadline = Date().addingTimeInterval(15)
+        while playing.withLock({ $0.count }) < 16, Date() < deadline { usleep(50_000) }
+        let connected = playing.withLock { $0.count }
+        sleep(1)
+        let cpuBefore = cpuSeconds()
+        let wallBefore = Date()
+        bytes.store(0, ordering: .relaxed)
+        sleep(10)
+        let cpu = cpuSeconds() - cpuBefore
+        let wall = Date().timeIntervalSince(wallBefore)
+        let memory = Double(residentBytes() - memoryBefore) / 1_048_576
+        let megabits = Double(bytes.load(ordering: .relaxed)) * 8 / wall / 1_000_000
+        manager.stopAll()
+        print(
+            "| 16 × 720p streams passed through (\(connected) connected, \(format(megabits, digits: 1)) Mbit/s in total) | \(format(cpu / wall / 16 * 100, digits: 2)) % of a core and \(format(memory / 16, digits: 1)) MB per stream | | | ≤ 3 % and ≤ 8 MB |"
+        )
+        print("")
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func residentBytes() -> Int { CGameBench.residentBytes() }
+}
