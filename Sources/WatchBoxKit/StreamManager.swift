@@ -370,7 +370,8 @@ final class HealthMonitor {
         self.options = options
         self.report = report
         if let video = reader.videoStream {
-            decoder = try? VideoDecoder(reader: reader, streamIndex: video.index, format: .gray8, size: (64, 36))
+            decoder = try? VideoDecoder(
+                reader: reader, streamIndex: video.index, format: .gray8, size: (64, 36), threads: 1)
             decoder?.decodesKeyframesOnly = true
         }
     }
