@@ -33,7 +33,8 @@ public final class ContinuousBuffer: Sendable {
         var lastTime: [Int: MediaTime] = [:]
         var waitingForKeyframe = true
         var dropped = 0
-        var added = 0
+        /// The end (presentation time + duration) of the newest-ending sample held.
+        var end: MediaTime?
     }
 
     public init(maxDuration: MediaTime = MediaTime(value: 30, timescale: 1), maxBytes: Int = 48 * 1024 * 1024) {
@@ -71,7 +72,7 @@ public final class ContinuousBuffer: Sendable {
             if isVideoKeyframe { state.keyframes.append(state.samples.count) }
             state.samples.append(sample)
             state.bytes += sample.data.count
-            state.added += 1
+            if let time = sample.presentationTime { state.end = max(state.end ?? time, time + sample.duration) }
             evict(&state)
         }
     }
@@ -84,8 +85,7 @@ public final class ContinuousBuffer: Sendable {
                 dropFront(upTo: state.keyframes[state.keyframeHead + 1], &state)
             } else {
                 state.dropped += state.samples.count - state.head
-                state = State(
-                    lastTime: state.lastTime, waitingForKeyframe: true, dropped: state.dropped, added: state.added)
+                state = State(lastTime: state.lastTime, waitingForKeyframe: true, dropped: state.dropped)
                 return
             }
         }
@@ -167,14 +167,10 @@ public final class ContinuousBuffer: Sendable {
     /// The span held: from the first keyframe's presentation time to the end of the newest sample.
     public var range: TimeRange? {
         state.withLock { state in
-            guard state.head < state.samples.count, let start = state.samples[state.head].presentationTime else {
-                return nil
-            }
-            var end = start
-            for sample in state.samples[state.head...].suffix(64) {
-                if let time = sample.presentationTime { end = max(end, time + sample.duration) }
-            }
-            return TimeRange(start: start, end: end)
+            guard state.head < state.samples.count, let start = state.samples[state.head].presentationTime,
+                let end = state.end
+            else { return nil }
+            return TimeRange(start: start, end: max(start, end))
         }
     }
 

@@ -31,11 +31,15 @@ public protocol DetectionProfile: Sendable {
     /// Seconds during which the same event text seen again is the same event (kill feeds show each
     /// line for a few seconds).
     var debounce: Double { get }
+    /// The debounce window of one event type (default: ``debounce``).
+    func debounce(for type: String) -> Double
     /// The events announced by these lines of text.
     func events(in observations: [TextObservation]) -> [EventMatch]
 }
 
 extension DetectionProfile {
+    public func debounce(for type: String) -> Double { debounce }
+
     /// The spec's entry point: whether these observations announce any event.
     public func didDetectEvent(from observations: [TextObservation]) -> Bool {
         !events(in: observations).isEmpty

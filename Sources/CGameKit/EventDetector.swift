@@ -183,7 +183,7 @@ public final class EventDetector: Sendable {
                 result.failed = true
             }
             let elapsed = ContinuousClock.now - started
-            result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            result.seconds = elapsed.seconds
             deliver(result, sequence: sequence)
             slots.signal()
         }
@@ -230,11 +230,7 @@ public final class EventDetector: Sendable {
         if result.failed { state.statistics.failed += 1 }
         state.analyzedThrough = max(state.analyzedThrough ?? result.time, result.time)
         let now = result.time
-        let profile = profile
-        state.recent.removeAll { line in
-            let window = (profile as? GameProfile)?.debounce(for: line.type) ?? profile.debounce
-            return (now - line.lastSeen).seconds > window
-        }
+        state.recent.removeAll { line in (now - line.lastSeen).seconds > profile.debounce(for: line.type) }
         var taken = Set<Int>()
         for match in result.matches {
             // Compare words only: stray marks read from outlines and scenery are not part of a line.

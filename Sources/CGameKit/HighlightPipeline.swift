@@ -185,7 +185,7 @@ public final class HighlightPipeline: Sendable {
             game: config.profile.name, events: events, clips: clips.sorted { $0.sourceStart < $1.sourceStart },
             failures: failures + (readError.map { ["stopped reading: \($0)"] } ?? []),
             statistics: detector.statistics, mediaSeconds: position.seconds,
-            wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            wallSeconds: elapsed.seconds,
             peakBufferBytes: peakBytes)
     }
 }

@@ -92,37 +92,46 @@ public final class PendingClipStore: Sendable {
             throw MediaError(
                 .notFound, operation: "save clip \(metadata.id)", message: "its video \(metadata.localPath) is missing")
         }
-        let data: Data
-        do {
-            data = try Self.encoder.encode(metadata)
-        } catch {
-            throw MediaError(.other, operation: "save clip \(metadata.id)", message: "\(error)")
-        }
-        try AtomicFile.write([UInt8](data), to: pendingDirectory + "/\(metadata.id).json", durable: durable)
+        try JSONFile.write(
+            metadata, to: pendingDirectory + "/\(metadata.id).json", durable: durable,
+            operation: "save clip \(metadata.id)")
     }
 
     /// Clips waiting to be processed, oldest first. Entries whose video has gone missing or whose JSON
     /// cannot be read are skipped (and reported by ``problems``).
     public func loadPendingClipMetadata() -> [ClipMetadata] {
-        loadEntries().clips
+        loadPending().clips
     }
 
-    /// Unreadable entries, for `cgame clips` to show.
-    public var problems: [String] { loadEntries().problems }
+    /// Unreadable pending entries, for `cgame clips` to show.
+    public var problems: [String] { loadPending().problems }
 
-    private func loadEntries() -> (clips: [ClipMetadata], problems: [String]) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: pendingDirectory)) ?? []
+    /// The pending clips and the problems with the entries that were skipped, in one read.
+    public func loadPending() -> (clips: [ClipMetadata], problems: [String]) {
+        readEntries(in: pendingDirectory, requireVideo: true)
+    }
+
+    /// Clips already moved to their permanent place, oldest first.
+    public func loadSavedClips() -> [ClipMetadata] {
+        readEntries(in: savedDirectory, requireVideo: false).clips
+    }
+
+    /// The JSON entries of a folder (not the hidden temporary files of a write in progress).
+    private func entryNames(in directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+    }
+
+    private func readEntries(in directory: String, requireVideo: Bool) -> (clips: [ClipMetadata], problems: [String]) {
         var clips: [ClipMetadata] = []
         var problems: [String] = []
-        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            let path = pendingDirectory + "/" + name
-            guard let data = FileManager.default.contents(atPath: path),
-                let clip = try? Self.decoder.decode(ClipMetadata.self, from: data)
-            else {
+        for name in entryNames(in: directory) {
+            let path = directory + "/" + name
+            guard let clip = try? JSONFile.read(ClipMetadata.self, from: path, operation: "read clip entry") else {
                 problems.append("\(path): not a clip entry")
                 continue
             }
-            guard FileManager.default.fileExists(atPath: clip.localPath) else {
+            if requireVideo && !FileManager.default.fileExists(atPath: clip.localPath) {
                 problems.append("\(path): video \(clip.localPath) is missing")
                 continue
             }
@@ -130,19 +139,6 @@ public final class PendingClipStore: Sendable {
         }
         clips.sort { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }
         return (clips, problems)
-    }
-
-    /// Clips already moved to their permanent place, oldest first.
-    public func loadSavedClips() -> [ClipMetadata] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: savedDirectory)) ?? []
-        return
-            names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-            .compactMap { name in
-                FileManager.default.contents(atPath: savedDirectory + "/" + name).flatMap {
-                    try? Self.decoder.decode(ClipMetadata.self, from: $0)
-                }
-            }
-            .sorted { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }
     }
 
     /// Moves a file from the pending folder into the saved folder and returns its new path (nil when
@@ -166,21 +162,15 @@ public final class PendingClipStore: Sendable {
         if let thumbnail = clip.thumbnailPath {
             saved.thumbnailPath = moveClipToPermanentLocation(localPath: thumbnail)
         }
-        let data: Data
-        do {
-            data = try Self.encoder.encode(saved)
-        } catch {
-            throw MediaError(.other, operation: "keep clip \(clip.id)", message: "\(error)")
-        }
-        try AtomicFile.write([UInt8](data), to: savedDirectory + "/\(clip.id).json", durable: durable)
+        try JSONFile.write(
+            saved, to: savedDirectory + "/\(clip.id).json", durable: durable, operation: "keep clip \(clip.id)")
         unlink(pendingDirectory + "/\(clip.id).json")
         return saved
     }
 
     /// Forgets every pending entry (after processing); the files stay where they are.
     public func clearPendingMetadata() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: pendingDirectory)) ?? []
-        for name in names where name.hasSuffix(".json") { unlink(pendingDirectory + "/" + name) }
+        for name in entryNames(in: pendingDirectory) { unlink(pendingDirectory + "/" + name) }
     }
 
     /// Removes a pending entry only (e.g. after its upload was confirmed).
@@ -193,7 +183,7 @@ public final class PendingClipStore: Sendable {
     @discardableResult
     public func removeOrphans() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: pendingDirectory)) ?? []
-        let listed = Set(names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) })
+        let listed = Set(entryNames(in: pendingDirectory).map { String($0.dropLast(5)) })
         var removed = 0
         for name in names {
             let isTemporary = name.hasPrefix(".")
@@ -204,17 +194,4 @@ public final class PendingClipStore: Sendable {
         }
         return removed
     }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 }

@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import FoundationEssentials
 
 /// The shipped game profiles and the user's own profile files.
@@ -96,17 +97,7 @@ public enum ProfileLibrary {
     /// - Throws: ``MediaError`` naming the file and the field (`events[1].patterns[0]: …`).
     public static func load(_ path: String) throws(MediaError) -> GameProfile {
         let operation = "load profile \(path)"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MediaError(.notFound, operation: operation, message: "cannot read the file")
-        }
-        let profile: GameProfile
-        do {
-            profile = try JSONDecoder().decode(GameProfile.self, from: data)
-        } catch let error as DecodingError {
-            throw MediaError(decoding: error, operation: operation)
-        } catch {
-            throw MediaError(.invalidArgument, operation: operation, message: "\(error)")
-        }
+        let profile = try JSONFile.read(GameProfile.self, from: path, operation: operation)
         try profile.validate(operation: operation)
         return profile
     }
@@ -154,19 +145,12 @@ extension GameProfile {
 
     /// The profile as pretty JSON (a template for users' own profiles).
     public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONFile.text(self, operation: "show profile")).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
 
 /// Where CGame keeps its files: `$CGAME_HOME`, else `$XDG_DATA_HOME/cgame`, else
 /// `~/.local/share/cgame`.
 public enum CGamePaths {
-    public static var home: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let home = environment["CGAME_HOME"], !home.isEmpty { return home }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/cgame" }
-        return (environment["HOME"] ?? ".") + "/.local/share/cgame"
-    }
+    public static var home: String { DataDirectory.home(app: "cgame", overrideVariable: "CGAME_HOME") }
 }

@@ -1,15 +1,15 @@
 import CTesseract
 import CameraCommon
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Text recognition with Tesseract 5's LSTM engine through its C API, one engine per instance.
 ///
 /// An engine is not thread-safe and costs ~30 MB and ~100 ms to load, so the event detector makes one
 /// per worker thread and reuses it for every crop. The English model comes from Debian's
 /// `tesseract-ocr-eng`; `TESSDATA_PREFIX` or `dataPath` point elsewhere.
+///
+/// Debian's libtesseract spreads each line over OpenMP threads, about 3× slower on crops this
+/// small. OpenMP reads `OMP_THREAD_LIMIT` only when it loads, so set it to 1 before the process
+/// starts (the `cgame` command re-executes itself with it; `make test` and `make bench` set it).
 public final class TesseractRecognizer: TextRecognizer {
     private let handle: OpaquePointer
     private var currentMode: Int32 = -1
@@ -19,7 +19,6 @@ public final class TesseractRecognizer: TextRecognizer {
     ///
     /// - Throws: ``MediaError`` `notFound` when the language model is not installed.
     public init(language: String = "eng", dataPath: String? = nil) throws(MediaError) {
-        Self.limitOpenMP()
         guard let handle = TessBaseAPICreate() else {
             throw MediaError(.other, operation: "load Tesseract", message: "out of memory")
         }
@@ -95,22 +94,5 @@ public final class TesseractRecognizer: TextRecognizer {
             _ = TessBaseAPISetVariable(handle, "tessedit_char_whitelist", options.characterWhitelist ?? "")
             currentWhitelist = options.characterWhitelist
         }
-    }
-
-    /// Debian's libtesseract uses OpenMP, which starts several spinning threads per text line; on
-    /// crops this small that is slower than one thread, and the detector already runs one engine
-    /// per core. OpenMP reads `OMP_THREAD_LIMIT` only once, when it loads, so this sets it for
-    /// child processes and callers set it before launch (the `cgame` command re-executes itself).
-    static func limitOpenMP() {
-        setenv("OMP_THREAD_LIMIT", "1", 0)
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -89,26 +89,29 @@ public enum TextPreprocessor {
     static func luma(of frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height)
         let plane = frame.planes[0]
-        out.withUnsafeMutableBufferPointer { destination in
-            plane.bytes.withUnsafeBufferPointer { source in
-                for row in 0..<height {
-                    let from = (y + row) * plane.bytesPerRow
-                    for column in 0..<width {
-                        let value: Int
-                        switch frame.format {
-                        case .gray8:
-                            value = Int(source[from + x + column])
-                        case .rgba:
-                            let p = from + (x + column) * 4
-                            value = (77 * Int(source[p]) + 150 * Int(source[p + 1]) + 29 * Int(source[p + 2])) >> 8
-                        case .yuv420p, .nv12:
-                            // Video luma is limited range (16...235).
-                            value = ((Int(source[from + x + column]) - 16) * 298 + 128) >> 8
+        // One loop per pixel format, so the per-pixel work carries no format test.
+        func fill(_ value: (UnsafeBufferPointer<UInt8>, Int) -> Int, bytesPerPixel: Int) {
+            out.withUnsafeMutableBufferPointer { destination in
+                plane.bytes.withUnsafeBufferPointer { source in
+                    for row in 0..<height {
+                        let from = (y + row) * plane.bytesPerRow + x * bytesPerPixel
+                        for column in 0..<width {
+                            destination[row * width + column] = UInt8(
+                                clamping: value(source, from + column * bytesPerPixel))
                         }
-                        destination[row * width + column] = UInt8(clamping: value)
                     }
                 }
             }
+        }
+        switch frame.format {
+        case .gray8:
+            fill({ Int($0[$1]) }, bytesPerPixel: 1)
+        case .rgba:
+            // BT.601 luma in integers.
+            fill({ (77 * Int($0[$1]) + 150 * Int($0[$1 + 1]) + 29 * Int($0[$1 + 2])) >> 8 }, bytesPerPixel: 4)
+        case .yuv420p, .nv12:
+            // Video luma is limited range (16...235).
+            fill({ ((Int($0[$1]) - 16) * 298 + 128) >> 8 }, bytesPerPixel: 1)
         }
         return out
     }

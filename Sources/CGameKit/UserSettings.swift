@@ -50,31 +50,22 @@ public struct UserSettings: Sendable, Codable, Equatable {
     ///
     /// - Throws: ``MediaError`` `invalidArgument` naming the field when the file is damaged.
     public static func load(from path: String = defaultPath) throws(MediaError) -> UserSettings {
+        let operation = "load settings \(path)"
         guard let data = FileManager.default.contents(atPath: path) else { return UserSettings() }
+        let settings = try JSONFile.decode(UserSettings.self, from: data, operation: operation)
         do {
-            let settings = try JSONDecoder().decode(UserSettings.self, from: data)
             try settings.validate()
-            return settings
-        } catch let error as DecodingError {
-            throw MediaError(decoding: error, operation: "load settings \(path)")
-        } catch let error as MediaError {
-            throw MediaError(error.kind, operation: "load settings \(path)", message: error.message)
         } catch {
-            throw MediaError(.invalidArgument, operation: "load settings \(path)", message: "\(error)")
+            throw MediaError(error.kind, operation: operation, message: error.message)
         }
+        return settings
     }
 
     /// Saves atomically (the old file stays whole until the new one is complete).
     public func save(to path: String = defaultPath) throws(MediaError) {
         try validate()
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(self) else {
-            throw MediaError(.other, operation: "save settings", message: "cannot encode")
-        }
-        try AtomicFile.write([UInt8](data), to: path)
+        try? FileManager.default.createDirectory(atPath: AtomicFile.folder(of: path), withIntermediateDirectories: true)
+        try JSONFile.write(self, to: path, operation: "save settings")
     }
 
     /// The highlight cutting settings these imply.

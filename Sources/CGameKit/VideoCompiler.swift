@@ -119,7 +119,7 @@ public enum VideoCompiler {
     ) throws(MediaError) -> ExportResult {
         var titlePath: String?
         if let title = options.title, let first = items.first {
-            let directory = workDirectory ?? (path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ".")
+            let directory = workDirectory ?? AtomicFile.folder(of: path)
             let card = directory + "/.title-\(getpid()).mp4"
             try renderTitleCard(title, like: first.path, duration: options.titleDuration, to: card)
             titlePath = card

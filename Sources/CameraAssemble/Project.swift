@@ -29,20 +29,7 @@ public struct Project: Sendable, Codable, Equatable {
     ///
     /// - Throws: ``MediaError`` naming the file and what is wrong (`clips[1]: … lasts 4s`).
     public static func load(_ path: String) throws(MediaError) -> Project {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw MediaError(.notFound, operation: "open project \(path)", message: "cannot read the file")
-        }
-        let project: Project
-        do {
-            project = try JSONDecoder().decode(Project.self, from: bytes)
-        } catch let error as DecodingError {
-            throw MediaError(decoding: error, operation: "open project \(path)")
-        } catch {
-            throw MediaError(.invalidArgument, operation: "open project \(path)", message: "\(error)")
-        }
+        let project = try JSONFile.read(Project.self, from: path, operation: "open project \(path)")
         try project.validate(operation: "open project \(path)")
         return project
     }
@@ -101,14 +88,6 @@ public struct Project: Sendable, Codable, Equatable {
 
     /// Saves atomically as pretty JSON.
     public func save(to path: String) throws(MediaError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do {
-            data = try encoder.encode(self)
-        } catch {
-            throw MediaError(.other, operation: "save project \(path)", message: "\(error)")
-        }
-        try AtomicFile.write([UInt8](data), to: path)
+        try JSONFile.write(self, to: path, operation: "save project \(path)")
     }
 }

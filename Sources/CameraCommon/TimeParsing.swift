@@ -62,12 +62,3 @@ extension MediaTime {
         return MediaTime(value: whole * scale + fractionValue, timescale: Int32(scale)).reduced
     }
 }
-
-extension StringProtocol {
-    func trimmingWhitespace() -> String {
-        var slice = Substring(self)
-        while slice.first?.isWhitespace == true { slice.removeFirst() }
-        while slice.last?.isWhitespace == true { slice.removeLast() }
-        return String(slice)
-    }
-}

@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import CameraTransform
 import FoundationEssentials
 
@@ -57,13 +58,7 @@ public struct EffectStackConfiguration: Sendable, Codable, Equatable {
     /// - Throws: ``MediaError`` `invalidArgument` naming the layer and field that is wrong (an
     ///   unknown type, missing settings, a value out of range).
     public static func decode(_ json: [UInt8]) throws(MediaError) -> EffectStackConfiguration {
-        do {
-            return try JSONDecoder().decode(EffectStackConfiguration.self, from: Data(json))
-        } catch let error as DecodingError {
-            throw MediaError(decoding: error, operation: "read effect stack")
-        } catch {
-            throw MediaError(.invalidArgument, operation: "read effect stack", message: "\(error)")
-        }
+        try JSONFile.decode(EffectStackConfiguration.self, from: Data(json), operation: "read effect stack")
     }
 
     /// Builds the layers (loading their images) into a new ``LayerStack``.
@@ -115,13 +110,7 @@ public struct EffectStackConfiguration: Sendable, Codable, Equatable {
 
     /// JSON for a stack file, pretty-printed with sorted keys.
     public func encoded() throws(MediaError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do {
-            return [UInt8](try encoder.encode(self))
-        } catch {
-            throw MediaError(.other, operation: "write effect stack", message: "\(error)")
-        }
+        try JSONFile.text(self, operation: "write effect stack")
     }
 
 }

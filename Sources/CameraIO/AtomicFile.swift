@@ -84,6 +84,9 @@ public enum AtomicFile {
         }
     }
 
+    /// The folder part of a path (`.` for a bare file name).
+    public static func folder(of path: String) -> String { split(path).folder }
+
     static func split(_ path: String) -> (folder: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let folder = String(path[..<slash])

@@ -1,4 +1,5 @@
 import CameraCommon
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -83,5 +84,16 @@ public final class WorkingDirectory: Sendable {
         }
         closedir(directory)
         rmdir(path)
+    }
+}
+
+/// Where an app keeps its files: `$<OVERRIDE>` when set, else `$XDG_DATA_HOME/<app>`, else
+/// `~/.local/share/<app>` (the XDG base-directory convention).
+public enum DataDirectory {
+    public static func home(app: String, overrideVariable: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let home = environment[overrideVariable], !home.isEmpty { return home }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/" + app }
+        return (environment["HOME"] ?? ".") + "/.local/share/" + app
     }
 }

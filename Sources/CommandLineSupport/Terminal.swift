@@ -91,19 +91,6 @@ extension Terminal {
     }
 }
 
-extension String {
-    /// A number with one decimal, e.g. `12.5`.
-    public init(format1 value: Double) {
-        guard value.isFinite else {
-            self = "?"
-            return
-        }
-        let tenths = Int((value * 10).rounded())
-        let sign = tenths < 0 ? "-" : ""
-        self = "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
-    }
-}
-
 /// A plain-text table with aligned columns, for people (scripts use `--json`).
 public struct TextTable {
     public var headers: [String]

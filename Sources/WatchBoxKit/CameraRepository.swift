@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import FoundationEssentials
 import GRDB
 
@@ -160,22 +161,23 @@ public final class SQLiteCameraRepository: CameraRepository {
     }
 
     private func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(MediaError) -> T {
-        do {
-            return try queue.read(body)
-        } catch let error as MediaError {
-            throw error
-        } catch {
-            throw MediaError(.other, operation: operation, message: "\(error)")
-        }
+        try access(operation, failure: .other) { try queue.read(body) }
     }
 
     private func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(MediaError) -> T {
+        try access(operation, failure: .writeFailed) { try queue.write(body) }
+    }
+
+    /// Runs a database access; our own errors pass through, SQLite's become `failure`.
+    private func access<T>(_ operation: String, failure: MediaError.Kind, _ body: () throws -> T) throws(MediaError)
+        -> T
+    {
         do {
-            return try queue.write(body)
+            return try body()
         } catch let error as MediaError {
             throw error
         } catch {
-            throw MediaError(.writeFailed, operation: operation, message: "\(error)")
+            throw MediaError(failure, operation: operation, message: "\(error)")
         }
     }
 }
@@ -254,10 +256,5 @@ struct ProfileRow: Codable, FetchableRecord, PersistableRecord {
 /// Where WatchBox keeps its files: `$WATCHBOX_HOME`, else `$XDG_DATA_HOME/watchbox`, else
 /// `~/.local/share/watchbox`.
 public enum WatchBoxPaths {
-    public static var home: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let home = environment["WATCHBOX_HOME"], !home.isEmpty { return home }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/watchbox" }
-        return (environment["HOME"] ?? ".") + "/.local/share/watchbox"
-    }
+    public static var home: String { DataDirectory.home(app: "watchbox", overrideVariable: "WATCHBOX_HOME") }
 }

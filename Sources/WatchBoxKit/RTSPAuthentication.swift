@@ -1,3 +1,4 @@
+import CameraCommon
 import Crypto
 import FoundationEssentials
 
@@ -19,7 +20,7 @@ public struct AuthenticationChallenge: Sendable, Equatable {
 
     /// Parses one header value; nil for schemes we do not speak (e.g. NTLM).
     public init?(header: String) {
-        let trimmed = header.trimmingSpaces
+        let trimmed = header.trimmingWhitespace()
         guard let space = trimmed.firstIndex(of: " ") ?? Optional(trimmed.endIndex) else { return nil }
         let name = trimmed[..<space].lowercased()
         switch name {
@@ -32,7 +33,7 @@ public struct AuthenticationChallenge: Sendable, Equatable {
         nonce = parameters["nonce"]
         opaque = parameters["opaque"]
         algorithm = parameters["algorithm"] ?? "MD5"
-        qop = (parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingSpaces.lowercased() }.filter {
+        qop = (parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingWhitespace().lowercased() }.filter {
             !$0.isEmpty
         }
         stale = parameters["stale"]?.lowercased() == "true"
@@ -50,7 +51,7 @@ public struct AuthenticationChallenge: Sendable, Equatable {
             skip([" ", ",", "\t"])
             let keyStart = index
             while index < text.endIndex, text[index] != "=", text[index] != "," { index = text.index(after: index) }
-            let key = text[keyStart..<index].trimmingSpaces.lowercased()
+            let key = text[keyStart..<index].trimmingWhitespace().lowercased()
             guard index < text.endIndex, text[index] == "=" else { continue }
             index = text.index(after: index)
             skip([" "])
@@ -68,7 +69,7 @@ public struct AuthenticationChallenge: Sendable, Equatable {
             } else {
                 let valueStart = index
                 while index < text.endIndex, text[index] != "," { index = text.index(after: index) }
-                value = text[valueStart..<index].trimmingSpaces
+                value = text[valueStart..<index].trimmingWhitespace()
             }
             if !key.isEmpty { result[key] = value }
         }

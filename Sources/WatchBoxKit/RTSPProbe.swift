@@ -5,17 +5,11 @@ import NIOPosix
 import Synchronization
 
 /// An RTSP response: status, headers (names lowercased, repeats kept) and body.
-public struct RTSPResponse: Sendable, Equatable {
+public struct RTSPResponse: Sendable {
     public var status: Int
     public var reason: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
-
-    public static func == (lhs: RTSPResponse, rhs: RTSPResponse) -> Bool {
-        lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
-            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
-    }
 
     public func header(_ name: String) -> String? {
         let wanted = name.lowercased()
@@ -76,7 +70,10 @@ public struct RTSPResponse: Sendable, Equatable {
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers.append(
-                (line[..<colon].trimmingSpaces.lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
+                (
+                    line[..<colon].trimmingWhitespace().lowercased(),
+                    String(line[line.index(after: colon)...]).trimmingWhitespace()
+                ))
         }
         var response = RTSPResponse(
             status: status, reason: statusLine.count > 2 ? String(statusLine[2]) : "", headers: headers, body: [])
@@ -175,9 +172,7 @@ public final class RTSPProber: Sendable {
         } catch {
             result.error = URLRedaction.redactingURLs(in: "\(error)")
         }
-        let elapsed = ContinuousClock.now - started
-        result.milliseconds = Int(
-            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        result.milliseconds = Int(((ContinuousClock.now - started).seconds * 1000).rounded())
         return result
     }
 
@@ -189,7 +184,7 @@ public final class RTSPProber: Sendable {
         let options = try await connection.send("OPTIONS", uri: url, headers: ["User-Agent": userAgent])
         result.reachable = true
         result.server = options.header("server")
-        result.methods = (options.header("public") ?? "").split(separator: ",").map { $0.trimmingSpaces }
+        result.methods = (options.header("public") ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
         let describeHeaders = ["User-Agent": userAgent, "Accept": "application/sdp"]
         var describe = try await connection.send("DESCRIBE", uri: url, headers: describeHeaders)
         if describe.status == 401 {

@@ -1,3 +1,4 @@
+import CameraCommon
 import FoundationEssentials
 
 /// A session description (RFC 4566) as RTSP cameras send it in reply to DESCRIBE, parsed
@@ -50,7 +51,7 @@ public struct SessionDescription: Sendable, Equatable, Codable {
         public var resolution: (width: Int, height: Int)? {
             if let sets = formatParameters["sprop-parameter-sets"],
                 let first = sets.split(separator: ",").first,
-                let sps = Data(base64Encoded: String(first).trimmingSpaces, options: .ignoreUnknownCharacters),
+                let sps = Data(base64Encoded: String(first).trimmingWhitespace(), options: .ignoreUnknownCharacters),
                 let size = H264SPS.size([UInt8](sps))
             {
                 return size
@@ -78,12 +79,12 @@ public struct SessionDescription: Sendable, Equatable, Codable {
         var attributes: [String: [String]] = [:]
         var media: [Media] = []
         for rawLine in text.split(whereSeparator: { $0.isNewline }) {
-            let line = rawLine.trimmingSpaces
+            let line = rawLine.trimmingWhitespace()
             guard line.count >= 2, let equals = line.firstIndex(of: "="),
                 line.distance(from: line.startIndex, to: equals) == 1
             else { continue }
             let type = line[line.startIndex]
-            let value = String(line[line.index(after: equals)...]).trimmingSpaces
+            let value = String(line[line.index(after: equals)...]).trimmingWhitespace()
             switch type {
             case "s" where media.isEmpty:
                 sessionName = value
@@ -125,8 +126,8 @@ public struct SessionDescription: Sendable, Equatable, Codable {
     static func splitAttribute(_ value: String) -> (String, String) {
         guard let colon = value.firstIndex(of: ":") else { return (value.lowercased(), "") }
         return (
-            String(value[..<colon]).trimmingSpaces.lowercased(),
-            String(value[value.index(after: colon)...]).trimmingSpaces
+            String(value[..<colon]).trimmingWhitespace().lowercased(),
+            String(value[value.index(after: colon)...]).trimmingWhitespace()
         )
     }
 
@@ -141,9 +142,9 @@ public struct SessionDescription: Sendable, Equatable, Codable {
                 return
             }
             let codec = parts[1].split(separator: "/")
-            media.encoding = codec.first.map { String($0).trimmingSpaces }
-            media.clockRate = codec.count > 1 ? Int(codec[1].trimmingSpaces) : nil
-            media.channels = codec.count > 2 ? Int(codec[2].trimmingSpaces) : nil
+            media.encoding = codec.first.map { String($0).trimmingWhitespace() }
+            media.clockRate = codec.count > 1 ? Int(codec[1].trimmingWhitespace()) : nil
+            media.channels = codec.count > 2 ? Int(codec[2].trimmingWhitespace()) : nil
         case "fmtp":
             // fmtp:<pt> name=value; name=value (some cameras omit the payload type or the spaces)
             var parameters = value
@@ -153,10 +154,10 @@ public struct SessionDescription: Sendable, Equatable, Codable {
                 parameters = ""
             }
             for pair in parameters.split(separator: ";") {
-                let trimmed = pair.trimmingSpaces
+                let trimmed = pair.trimmingWhitespace()
                 guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                let key = String(trimmed[..<equals]).trimmingSpaces.lowercased()
-                media.formatParameters[key] = String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces
+                let key = String(trimmed[..<equals]).trimmingWhitespace().lowercased()
+                media.formatParameters[key] = String(trimmed[trimmed.index(after: equals)...]).trimmingWhitespace()
             }
         case "control":
             media.control = value
@@ -274,14 +275,5 @@ struct BitReader {
     mutating func signedExponentialGolomb() -> Int? {
         guard let value = exponentialGolomb() else { return nil }
         return value % 2 == 1 ? (value + 1) / 2 : -(value / 2)
-    }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -203,9 +203,11 @@ public final class StreamManager: Sendable {
         let state = Mutex<StreamState>(.idle)
         let info = Mutex<[StreamInfo]?>(nil)
         private let reader = Mutex<MediaReader?>(nil)
-        private let counters = Mutex<(StreamStatistics, window: [(time: Double, bytes: Int, video: Bool)])>(
+        /// Totals, and the samples of the last 3 s (for rates; its last entry is the newest sample).
+        private let counters = Mutex<
+            (StreamStatistics, window: [(time: ContinuousClock.Instant, bytes: Int, video: Bool)])
+        >(
             (StreamStatistics(), []))
-        private let lastSampleTime = Mutex<Double?>(nil)
         private weak let manager: StreamManager?
         private let options: Options
 
@@ -289,11 +291,8 @@ public final class StreamManager: Sendable {
 
         /// Connects and reads until the stream ends or fails; `connected` runs once playing.
         private func play(connected: () -> Void) throws(MediaError) {
-            var readerOptions = ReaderOptions(
-                rtspTransport: options.transport, timeout: .milliseconds(Int(options.noDataTimeout * 1000)))
-            // Time to first frame: FFmpeg otherwise analyses ~1 s of a live stream before handing
-            // out packets; the SDP already says what the codec is.
-            readerOptions.options = ["analyzeduration": "100000", "probesize": "32768", "fflags": "nobuffer"]
+            let readerOptions = ReaderOptions.lowLatency(
+                transport: options.transport, timeout: .milliseconds(Int(options.noDataTimeout * 1000)))
             let opened = try MediaReader(MediaSource(parsing: url), options: readerOptions)
             reader.withLock { $0 = opened }
             defer {
@@ -319,35 +318,28 @@ public final class StreamManager: Sendable {
         }
 
         private func count(_ sample: MediaSample) {
-            let now = Self.now()
-            lastSampleTime.withLock { $0 = now }
+            let now = ContinuousClock.now
             counters.withLock { entry in
                 entry.0.samples += 1
                 entry.0.bytes += sample.data.count
                 entry.window.append((now, sample.data.count, sample.mediaType == .video))
-                while let first = entry.window.first, now - first.time > 3 { entry.window.removeFirst() }
+                let expired = entry.window.prefix { (now - $0.time).seconds > 3 }.count
+                entry.window.removeFirst(expired)
             }
         }
 
         func currentStatistics() -> StreamStatistics {
-            let now = Self.now()
-            var result = counters.withLock { entry in
+            let now = ContinuousClock.now
+            return counters.withLock { entry in
                 var statistics = entry.0
-                if let first = entry.window.first, now - first.time > 0.2 {
-                    let span = now - first.time
+                if let first = entry.window.first, (now - first.time).seconds > 0.2 {
+                    let span = (now - first.time).seconds
                     statistics.framesPerSecond = Double(entry.window.filter(\.video).count) / span
                     statistics.bitRate = Double(entry.window.reduce(0) { $0 + $1.bytes }) * 8 / span
                 }
+                statistics.lastSampleAge = entry.window.last.map { (now - $0.time).seconds }
                 return statistics
             }
-            result.lastSampleAge = lastSampleTime.withLock { $0 }.map { now - $0 }
-            return result
-        }
-
-        static func now() -> Double {
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
         }
     }
 }
@@ -414,12 +406,5 @@ final class HealthMonitor {
                 }
             }
         }
-    }
-}
-
-extension String {
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
 }

@@ -289,6 +289,6 @@ enum LayerBench {
 
 extension Duration {
     var milliseconds: Double {
-        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+        seconds * 1000
     }
 }

@@ -28,9 +28,7 @@ enum WatchBoxBench {
         var theirs: [Double] = []
         for _ in 0..<runs {
             let started = Date()
-            var options = ReaderOptions(timeout: .seconds(5))
-            options.options = ["analyzeduration": "100000", "probesize": "32768", "fflags": "nobuffer"]
-            let reader = try MediaReader(.url(url), options: options)
+            let reader = try MediaReader(.url(url), options: .lowLatency(timeout: .seconds(5)))
             while let sample = try reader.nextSample(), sample.mediaType != .video {}
             ours.append(Date().timeIntervalSince(started) * 1000)
             reader.close()

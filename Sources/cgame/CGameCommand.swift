@@ -53,6 +53,14 @@ struct CGameCommand: ParsableCommand {
     )
 }
 
+/// The clip store shared by `run`, `clips` and `compile`.
+struct ClipStoreOption: ParsableArguments {
+    @Option(help: "Where clips go (default: $CGAME_HOME).")
+    var store: String?
+
+    func open() throws -> PendingClipStore { try PendingClipStore(root: store ?? CGamePaths.home) }
+}
+
 /// Options shared by `run` and `detect`.
 struct SourceOptions: ParsableArguments {
     @Argument(help: "A file, a stream URL (rtmp://, srt://, udp://, rtsp://) or x11grab::DISPLAY.")
@@ -105,15 +113,14 @@ struct RunCommand: ParsableCommand {
     var cooldown: Double = 5
     @Option(help: "Seconds of recent video kept in memory.")
     var buffer: Double = 30
-    @Option(help: "Where clips go (default: $CGAME_HOME).")
-    var store: String?
+    @OptionGroup var store: ClipStoreOption
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
     func run() throws {
         let settings = try UserSettings.load()
         let profile = try source.loadProfile(settings: settings)
-        let clipStore = try PendingClipStore(root: store ?? CGamePaths.home)
+        let clipStore = try store.open()
         let highlights = HighlightSettings(
             preRoll: preRoll ?? settings.preRollDuration, postRoll: postRoll ?? settings.postRollDuration,
             cooldown: cooldown)
@@ -191,8 +198,7 @@ struct ClipsCommand: ParsableCommand {
         commandName: "clips", abstract: "List pending and saved clips.",
         discussion: "Pending clips wait to be uploaded by `cgame sync`; `--keep` moves them to the saved folder.")
 
-    @Option(help: "Clip store (default: $CGAME_HOME).")
-    var store: String?
+    @OptionGroup var store: ClipStoreOption
     @Flag(help: "Move every pending clip to the saved folder.")
     var keep = false
     @Flag(help: "Delete unlisted files left in the pending folder by an interrupted export.")
@@ -201,19 +207,19 @@ struct ClipsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let clipStore = try PendingClipStore(root: store ?? CGamePaths.home)
+        let clipStore = try store.open()
         if clean { Terminal.status("removed \(clipStore.removeOrphans()) leftover files") }
         if keep {
             for clip in clipStore.loadPendingClipMetadata() { _ = try clipStore.keep(clip) }
         }
-        let pending = clipStore.loadPendingClipMetadata()
+        let (pending, problems) = clipStore.loadPending()
         let saved = clipStore.loadSavedClips()
         if json {
-            try printJSON(Listing(pending: pending, saved: saved, problems: clipStore.problems))
+            try printJSON(Listing(pending: pending, saved: saved, problems: problems))
             return
         }
         print(Table.render(pending: pending, saved: saved))
-        for problem in clipStore.problems { Terminal.error("warning: \(problem)") }
+        for problem in problems { Terminal.error("warning: \(problem)") }
     }
 
     struct Listing: Encodable {
@@ -246,13 +252,12 @@ struct CompileCommand: ParsableCommand {
     var title: String?
     @Option(help: "Fit the reel into this many seconds by trimming each clip around its events.")
     var length: Double?
-    @Option(help: "Clip store (default: $CGAME_HOME).")
-    var store: String?
+    @OptionGroup var store: ClipStoreOption
     @Flag(help: "Print the result as JSON.")
     var json = false
 
     func run() throws {
-        let clipStore = try PendingClipStore(root: store ?? CGamePaths.home)
+        let clipStore = try store.open()
         let known = clipStore.loadSavedClips() + clipStore.loadPendingClipMetadata()
         var items: [VideoCompiler.Item] = []
         if all {

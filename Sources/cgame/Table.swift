@@ -1,4 +1,5 @@
 import CGameKit
+import CameraCommon
 import CommandLineSupport
 import FoundationEssentials
 

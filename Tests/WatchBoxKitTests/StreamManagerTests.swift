@@ -12,7 +12,10 @@ final class Recorder: Sendable {
     let health = Mutex<[HealthEvent]>([])
     let samples = Mutex<[UUID: Int]>([:])
 
-    func last(_ id: UUID) -> StreamState? { states.withLock { $0.last { $0.0 == id }?.1 } }
+    /// A state callback that records into ``states``.
+    var onState: @Sendable (UUID, StreamState) -> Void {
+        { id, state in self.states.withLock { $0.append((id, state, Date())) } }
+    }
 
     /// Waits until `id` reaches a state matching `predicate`; returns when it did.
     func wait(_ id: UUID, seconds: Double, _ predicate: (StreamState) -> Bool) -> Date? {
@@ -34,7 +37,7 @@ final class Recorder: Sendable {
         try server.start()
         let recorder = Recorder()
         let manager = StreamManager(
-            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+            onState: recorder.onState)
         defer { manager.stopAll() }
         let id = UUID()
         let started = Date()
@@ -92,7 +95,7 @@ final class Recorder: Sendable {
         let recorder = Recorder()
         let manager = StreamManager(
             options: .init(maximumStreams: 1),
-            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+            onState: recorder.onState)
         defer { manager.stopAll() }
         let background = UUID()
         let front = UUID()
@@ -131,7 +134,7 @@ final class Recorder: Sendable {
         let recorder = Recorder()
         let manager = StreamManager(
             options: .init(authenticationRetry: 60),
-            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+            onState: recorder.onState)
         defer { manager.stopAll() }
         let id = UUID()
         manager.start(id, url: server.url(user: server.user, password: "wrong"))
@@ -176,7 +179,7 @@ final class Recorder: Sendable {
         defer { server.stop() }
         let recorder = Recorder()
         let manager = StreamManager(
-            onState: { id, state in recorder.states.withLock { $0.append((id, state, Date())) } })
+            onState: recorder.onState)
         let id = UUID()
         let directory = try temporaryDirectory()
         let segments = Mutex<SegmentRecorder?>(nil)

@@ -1,0 +1,31 @@
+/// Small text and time helpers every module and command line uses.
+
+extension String {
+    /// A number with one decimal, e.g. `12.5` (`?` for infinity or NaN).
+    public init(format1 value: Double) {
+        guard value.isFinite else {
+            self = "?"
+            return
+        }
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing whitespace (spaces, tabs, line ends).
+    public func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a floating-point number.
+    public var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
