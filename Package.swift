@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -123,7 +124,7 @@ let package = Package(
         .target(
             name: "CameraTesting",
             dependencies: ["CameraCommon", "CameraIO"],
-            resources: [.copy("Resources/rtsp_server.py")],
+            resources: [.copy("Resources/rtsp_server.py"), .copy("Resources/onvif_device.py")],
             swiftSettings: swiftSettings
         ),
         // What the command-line tools share: progress bars, --json output, stderr messages.

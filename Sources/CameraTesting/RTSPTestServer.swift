@@ -17,6 +17,10 @@ public final class RTSPTestServer: @unchecked Sendable {
     public let height: Int
     public let fps: Int
     public private(set) var port: Int
+    /// Where it listens: loopback, or an address inside ``namespace``.
+    public let address: String
+    /// A network namespace to run in (see ``NetworkNamespacePair``); nil for the test's own.
+    public let namespace: String?
     private var process: Process?
 
     /// Configures a server; ``start()`` launches it. `port` 0 picks a free one on first start and
@@ -24,8 +28,10 @@ public final class RTSPTestServer: @unchecked Sendable {
     public init(
         auth: Auth = .digest, codec: Codec = .h264, user: String = "viewer", password: String = "secret",
         path: String = "/stream", pattern: String = "ball", width: Int = 320, height: Int = 240, fps: Int = 30,
-        port: Int = 0
+        port: Int = 0, address: String = "127.0.0.1", namespace: String? = nil
     ) {
+        self.address = address
+        self.namespace = namespace
         self.auth = auth
         self.codec = codec
         self.user = user
@@ -43,7 +49,7 @@ public final class RTSPTestServer: @unchecked Sendable {
     /// The stream URL with credentials (`nil` user and password for none).
     public func url(user: String? = nil, password: String? = nil) -> String {
         let credentials = user.map { u in password.map { "\(u):\($0)@" } ?? "\(u)@" } ?? ""
-        return "rtsp://\(credentials)127.0.0.1:\(port)\(path)"
+        return "rtsp://\(credentials)\(address):\(port)\(path)"
     }
 
     /// The URL with the right credentials.
@@ -54,22 +60,60 @@ public final class RTSPTestServer: @unchecked Sendable {
     /// Starts the server and waits until it listens (at most 10 s).
     public func start() throws {
         guard process == nil else { return }
-        guard let script = Bundle.module.path(forResource: "rtsp_server", ofType: "py") else {
-            throw RTSPTestServerError("rtsp_server.py is missing from the CameraTesting bundle")
+        var arguments = [
+            "--port", String(port), "--auth", auth.rawValue, "--user", user, "--password", password,
+            "--path", path, "--codec", codec.rawValue, "--pattern", pattern, "--width", String(width),
+            "--height", String(height), "--fps", String(fps), "--address", address,
+        ]
+        if namespace != nil { arguments.append("--inside-namespace") }
+        let (process, bound) = try TestPeer.launch(
+            script: "rtsp_server", arguments: arguments, namespace: namespace,
+            failure: "the GStreamer RTSP server did not start (is gir1.2-gst-rtsp-server-1.0 installed?)")
+        self.process = process
+        port = bound
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 2 s); connected clients see the connection drop.
+    public func stop() {
+        guard let process else { return }
+        self.process = nil
+        TestPeer.stop(process)
+    }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+
+    /// The server's process id while it runs (tests freeze it with SIGSTOP).
+    public var processIdentifier: Int32? { process.map(\.processIdentifier) }
+}
+
+/// A test peer that did not start, or a namespace that could not be made.
+public struct TestPeerError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Launches the Python test peers (RTSP server, ONVIF device) with Debian's python3, which has the
+/// GStreamer bindings, optionally inside a network namespace, and waits for their "PORT <n>" line.
+enum TestPeer {
+    static func launch(script: String, arguments: [String], namespace: String?, failure: String) throws -> (
+        Process, Int
+    ) {
+        guard let path = Bundle.module.path(forResource: script, ofType: "py") else {
+            throw TestPeerError("\(script).py is missing from the CameraTesting bundle")
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            script, "--port", String(port), "--auth", auth.rawValue, "--user", user, "--password", password,
-            "--path", path, "--codec", codec.rawValue, "--pattern", pattern, "--width", String(width),
-            "--height", String(height), "--fps", String(fps),
-        ]
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
+            process.arguments = ["netns", "exec", namespace, "/usr/bin/python3", path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [path] + arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        self.process = process
         // Read "PORT <n>" with a deadline.
         let handle = output.fileHandleForReading
         let deadline = Date().addingTimeInterval(10)
@@ -84,20 +128,17 @@ public final class RTSPTestServer: @unchecked Sendable {
                 if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
                     let bound = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
                 {
-                    port = bound
-                    return
+                    return (process, bound)
                 }
             }
             if !process.isRunning { break }
         }
-        stop()
-        throw RTSPTestServerError("the GStreamer RTSP server did not start (is gir1.2-gst-rtsp-server-1.0 installed?)")
+        stop(process)
+        throw TestPeerError(failure)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 2 s); connected clients see the connection drop.
-    public func stop() {
-        guard let process else { return }
-        self.process = nil
+    /// SIGTERM, then SIGKILL after 2 s.
+    static func stop(_ process: Process) {
         if process.isRunning {
             process.terminate()
             let deadline = Date().addingTimeInterval(2)
@@ -106,14 +147,4 @@ public final class RTSPTestServer: @unchecked Sendable {
         }
         process.waitUntilExit()
     }
-
-    public var isRunning: Bool { process?.isRunning ?? false }
-
-    /// The server's process id while it runs (tests freeze it with SIGSTOP).
-    public var processIdentifier: Int32? { process.map(\.processIdentifier) }
-}
-
-public struct RTSPTestServerError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -283,30 +283,27 @@ public final class RTSPProber: Sendable {
         host: String, port: Int, _ body: @escaping @Sendable (Connection) async throws -> T
     ) async throws -> T {
         let timeout = self.timeout
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // One deadline for connecting and talking: a host that accepts and then says nothing, or a
+        // connect stuck behind a busy machine, both end at `timeout`.
+        return try await withDeadline(timeout, operation: "probe \(host):\(port)") {
+            let channel = try await Self.connect(host: host, port: port, timeout: timeout)
+            return try await channel.executeThenClose { inbound, outbound in
+                try await body(Connection(outbound: outbound, inbound: inbound.makeAsyncIterator()))
+            }
+        }
+    }
+
+    /// A TCP connection to `host:port` carrying bytes.
+    static func connect(host: String, port: Int, timeout: Duration) async throws -> NIOAsyncChannel<
+        ByteBuffer, ByteBuffer
+    > {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.init(timeout))
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        return try await channel.executeThenClose { inbound, outbound in
-            try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await body(Connection(outbound: outbound, inbound: inbound.makeAsyncIterator()))
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw MediaError(
-                        .timedOut, operation: "probe \(host):\(port)", message: "no answer within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let value = next { return value }
-                }
-                throw MediaError(.timedOut, operation: "probe \(host):\(port)", message: "no answer within \(timeout)")
-            }
-        }
     }
 }
 

@@ -16,6 +16,8 @@ struct WatchBoxCommand: AsyncParsableCommand {
         commandName: "watchbox",
         abstract: "Keep a list of RTSP cameras and check that they answer.",
         discussion: """
+              watchbox discover                                           ONVIF cameras on this network
+              watchbox scan 192.168.1.0/24                                RTSP services on a subnet
               watchbox probe rtsp://192.168.1.20/stream1 --user admin      asks for the password
               watchbox cameras add "Front door" rtsp://192.168.1.20/stream1 --user admin --password-stdin
               watchbox cameras list --json
@@ -28,7 +30,8 @@ struct WatchBoxCommand: AsyncParsableCommand {
             the encrypted credential file next to it, never in the database, logs or output.
             """,
         subcommands: [
-            CamerasCommand.self, ProbeCommand.self, SnapshotCommand.self, RecordCommand.self, WatchCommand.self,
+            CamerasCommand.self, DiscoverCommand.self, ScanCommand.self, ProbeCommand.self, SnapshotCommand.self,
+            RecordCommand.self, WatchCommand.self,
         ]
     )
 }

@@ -9,11 +9,18 @@ let watchboxBinary: String = {
     return folder.appendingPathComponent("watchbox").path
 }()
 
-/// Runs `watchbox` with `input` on standard input.
-func watchbox(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs `watchbox` with `input` on standard input, inside a network namespace when one is named.
+func watchbox(_ arguments: [String], input: String = "", namespace: String? = nil) throws -> (
+    status: Int32, stdout: String, stderr: String
+) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: watchboxBinary)
-    process.arguments = arguments
+    if let namespace {
+        process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
+        process.arguments = ["netns", "exec", namespace, watchboxBinary] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: watchboxBinary)
+        process.arguments = arguments
+    }
     let stdin = Pipe()
     let stdout = Pipe()
     let stderr = Pipe()

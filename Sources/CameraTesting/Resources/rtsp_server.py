@@ -20,6 +20,7 @@ from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--address", default="127.0.0.1")
+    parser.add_argument("--inside-namespace", action="store_true", help="allow non-loopback addresses")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--path", default="/stream")
     parser.add_argument("--auth", choices=["none", "basic", "digest", "both"], default="digest")
@@ -33,7 +34,7 @@ def main() -> int:
     args = parser.parse_args()
 
     Gst.init(None)
-    if not args.address.startswith("127.") and args.address != "::1":
+    if not args.inside_namespace and not args.address.startswith("127.") and args.address != "::1":
         print("refusing to listen outside loopback", file=sys.stderr)
         return 2
 

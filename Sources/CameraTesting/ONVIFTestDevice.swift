@@ -1,0 +1,76 @@
+import Foundation
+
+/// An ONVIF camera for tests (onvif_device.py): device and media SOAP services over HTTP and,
+/// inside a network namespace, a WS-Discovery responder on 239.255.255.250:3702.
+public final class ONVIFTestDevice: @unchecked Sendable {
+    // @unchecked: `process` and `port` change only in start/stop, called from one task.
+    public enum Auth: String, Sendable { case none, wsse, digest }
+
+    public let auth: Auth
+    public let user: String
+    public let password: String
+    public let name: String
+    public let hardware: String
+    public let endpoint: String
+    /// Device clock minus real time, seconds.
+    public let clockSkew: Double
+    public let address: String
+    public let namespace: String?
+    /// Host written in XAddrs and service addresses (`0.0.0.0` makes clients substitute).
+    public let advertisedHost: String?
+    /// What GetStreamUri answers; `{profile}` becomes the profile token.
+    public let streamURI: String
+    public let discovery: Bool
+    public let port: Int
+    private var process: Process?
+    public private(set) var boundPort = 0
+
+    public init(
+        auth: Auth = .wsse, user: String = "admin", password: String = "secret", name: String = "Test Camera",
+        hardware: String = "TC-100", endpoint: String = "urn:uuid:\(UUID().uuidString.lowercased())",
+        clockSkew: Double = 0, address: String = "127.0.0.1", port: Int = 0, namespace: String? = nil,
+        advertisedHost: String? = nil, streamURI: String = "rtsp://0.0.0.0:554/{profile}", discovery: Bool = false
+    ) {
+        self.auth = auth
+        self.user = user
+        self.password = password
+        self.name = name
+        self.hardware = hardware
+        self.endpoint = endpoint
+        self.clockSkew = clockSkew
+        self.address = address
+        self.port = port
+        self.namespace = namespace
+        self.advertisedHost = advertisedHost
+        self.streamURI = streamURI
+        self.discovery = discovery
+    }
+
+    deinit { stop() }
+
+    /// `http://address:port/onvif/device_service`.
+    public var deviceURL: String { "http://\(address):\(boundPort)/onvif/device_service" }
+
+    public func start() throws {
+        guard process == nil else { return }
+        var arguments = [
+            "--address", address, "--port", String(port), "--auth", auth.rawValue, "--user", user, "--password",
+            password, "--name", name, "--hardware", hardware, "--endpoint", endpoint, "--clock-skew",
+            String(clockSkew), "--rtsp-uri", streamURI,
+        ]
+        if let advertisedHost { arguments += ["--xaddr-host", advertisedHost] }
+        if namespace != nil { arguments.append("--inside-namespace") }
+        if discovery { arguments += ["--discovery", address] }
+        let (process, bound) = try TestPeer.launch(
+            script: "onvif_device", arguments: arguments, namespace: namespace,
+            failure: "the ONVIF test device did not start")
+        self.process = process
+        boundPort = bound
+    }
+
+    public func stop() {
+        guard let process else { return }
+        self.process = nil
+        TestPeer.stop(process)
+    }
+}

@@ -1,0 +1,215 @@
+import CameraCommon
+import NIOCore
+
+/// A range of IPv4 addresses: `192.168.1.0/24`, `192.168.1.10-192.168.1.50`, `192.168.1.10-50`
+/// or one address.
+public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
+    public let first: UInt32
+    public let count: Int
+    /// The range as the user wrote it.
+    public let text: String
+
+    /// Ranges bigger than this (a /16) are refused unless forced: scanning them takes long and
+    /// looks like an attack to whoever runs the network.
+    public static let largestUnforced = 65536
+
+    /// - Throws: ``MediaError`` `invalidArgument` naming what is wrong with `text`.
+    public init(_ text: String, force: Bool = false) throws(MediaError) {
+        let operation = "read address range \(text.debugDescription)"
+        let trimmed = text.trimmingWhitespace()
+        self.text = trimmed
+        if let slash = trimmed.firstIndex(of: "/") {
+            guard let base = Self.address(trimmed[..<slash]) else {
+                throw MediaError(.invalidArgument, operation: operation, message: "not an IPv4 address before /")
+            }
+            guard let bits = Int(trimmed[trimmed.index(after: slash)...]), (0...32).contains(bits) else {
+                throw MediaError(.invalidArgument, operation: operation, message: "the prefix length must be 0 to 32")
+            }
+            let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - bits)
+            let size = 1 << (32 - bits)
+            // Leave out the network and broadcast addresses of ordinary subnets.
+            if bits <= 30 {
+                first = (base & mask) + 1
+                count = size - 2
+            } else {
+                first = base & mask
+                count = size
+            }
+        } else if let dash = trimmed.firstIndex(of: "-") {
+            guard let start = Self.address(trimmed[..<dash]) else {
+                throw MediaError(.invalidArgument, operation: operation, message: "not an IPv4 address before -")
+            }
+            let endText = trimmed[trimmed.index(after: dash)...].trimmingWhitespace()
+            var end: UInt32
+            if let full = Self.address(Substring(endText)) {
+                end = full
+            } else if let last = UInt8(endText) {
+                end = (start & 0xFFFF_FF00) | UInt32(last)
+            } else {
+                throw MediaError(
+                    .invalidArgument, operation: operation,
+                    message: "the end must be an address or a last number (0-255)")
+            }
+            guard end >= start else {
+                throw MediaError(.invalidArgument, operation: operation, message: "the range ends before it starts")
+            }
+            first = start
+            count = Int(end - start) + 1
+        } else if let single = Self.address(Substring(trimmed)) {
+            first = single
+            count = 1
+        } else {
+            throw MediaError(
+                .invalidArgument, operation: operation,
+                message: "expected an IPv4 address, a CIDR block like 192.168.1.0/24 or a range like 192.168.1.10-50")
+        }
+        guard force || count <= Self.largestUnforced else {
+            throw MediaError(
+                .invalidArgument, operation: operation,
+                message:
+                    "\(count) addresses is more than a /16 (\(Self.largestUnforced)); narrow it, or force it if you mean it"
+            )
+        }
+    }
+
+    /// Every address, in order.
+    public var addresses: [String] {
+        (0..<count).map { Self.text(first &+ UInt32($0)) }
+    }
+
+    public var description: String { text }
+
+    public func contains(_ address: String) -> Bool {
+        guard let value = Self.address(Substring(address)) else { return false }
+        return value >= first && UInt64(value) < UInt64(first) + UInt64(count)
+    }
+
+    static func address(_ text: Substring) -> UInt32? {
+        let parts = text.trimmingWhitespace().split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for part in parts {
+            guard part.count <= 3, let byte = UInt8(part) else { return nil }
+            value = value << 8 | UInt32(byte)
+        }
+        return value
+    }
+
+    static func text(_ value: UInt32) -> String {
+        "\(value >> 24).\(value >> 16 & 255).\(value >> 8 & 255).\(value & 255)"
+    }
+}
+
+/// An open port the scan found.
+public struct ScanFinding: Sendable, Codable, Equatable {
+    public var host: String
+    public var port: Int
+    /// Whether the port answered an RTSP OPTIONS request.
+    public var isRTSP: Bool
+    /// The RTSP `Server` header, when it answered.
+    public var server: String?
+    public init(host: String, port: Int, isRTSP: Bool, server: String? = nil) {
+        self.host = host
+        self.port = port
+        self.isRTSP = isRTSP
+        self.server = server
+    }
+
+    /// `rtsp://host:port/` for RTSP ports.
+    public var url: String? { isRTSP ? "rtsp://\(host):\(port)/" : nil }
+}
+
+/// How far a scan has got.
+public struct ScanProgress: Sendable {
+    public var checked: Int
+    public var total: Int
+    public var open: Int
+}
+
+/// Finds RTSP services on a range of addresses: TCP connects with bounded concurrency and a
+/// per-connection timeout, then an RTSP OPTIONS on each open port to tell cameras from other
+/// services (port 5000 is often something else).
+public struct PortScanner: Sendable {
+    /// RTSP (554), alternative RTSP (8554), and ports common camera brands use (88, 7447, 5000).
+    public static let defaultPorts = [554, 8554, 88, 7447, 5000]
+
+    public var ports: [Int]
+    public var concurrency: Int
+    public var timeout: Duration
+    public var userAgent: String
+
+    public init(
+        ports: [Int] = PortScanner.defaultPorts, concurrency: Int = 64, timeout: Duration = .seconds(1),
+        userAgent: String = "WatchBox/1.0 (CameraCore)"
+    ) {
+        self.ports = ports
+        self.concurrency = max(1, concurrency)
+        self.timeout = timeout
+        self.userAgent = userAgent
+    }
+
+    /// Scans every address × port. `progress` is called after each connection attempt (from
+    /// one task at a time). Findings come back sorted by address, then port.
+    public func scan(_ range: AddressRange, progress: (ScanProgress) -> Void = { _ in }) async
+        -> [ScanFinding]
+    {
+        let targets = range.addresses.flatMap { host in ports.map { (host, $0) } }
+        var findings: [ScanFinding] = []
+        var checked = 0
+        await withTaskGroup(of: ScanFinding?.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let (host, port) = targets[next]
+                next += 1
+                group.addTask { await self.check(host: host, port: port) }
+            }
+            for _ in 0..<min(concurrency, targets.count) { startNext() }
+            while let result = await group.next() {
+                checked += 1
+                if let result { findings.append(result) }
+                progress(ScanProgress(checked: checked, total: targets.count, open: findings.count))
+                if Task.isCancelled {
+                    group.cancelAll()
+                } else {
+                    startNext()
+                }
+            }
+        }
+        return findings.sorted {
+            (AddressRange.address(Substring($0.host)) ?? 0, $0.port) < (
+                AddressRange.address(Substring($1.host)) ?? 0, $1.port
+            )
+        }
+    }
+
+    /// Nil when the port is closed or filtered; otherwise what answered.
+    public func check(host: String, port: Int) async -> ScanFinding? {
+        let timeout = self.timeout
+        let userAgent = self.userAgent
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await withDeadline(timeout, operation: "connect \(host):\(port)") {
+                try await RTSPProber.connect(host: host, port: port, timeout: timeout)
+            }
+        } catch {
+            return nil
+        }
+        var finding = ScanFinding(host: host, port: port, isRTSP: false)
+        let answer = try? await withDeadline(timeout, operation: "OPTIONS \(host):\(port)") {
+            try await channel.executeThenClose { inbound, outbound in
+                let connection = RTSPProber.Connection(outbound: outbound, inbound: inbound.makeAsyncIterator())
+                let response = try await connection.send(
+                    "OPTIONS", uri: "rtsp://\(host):\(port)/", headers: ["User-Agent": userAgent])
+                return response.header("server") ?? ""
+            }
+        }
+        if let answer {
+            finding.isRTSP = true
+            finding.server = answer.isEmpty ? nil : answer
+        } else {
+            try? await channel.channel.close()
+        }
+        return finding
+    }
+}
