@@ -19,6 +19,10 @@ packages=(
     gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
     # Fonts for drawn test media and text effects
     fonts-dejavu-core
+    # Tests: network namespaces with a veth pair for ONVIF discovery and port scans (ip netns)
+    iproute2
+    # Benchmark: nmap, the usual port scanner, side by side with `watchbox scan`
+    nmap
 )
 
 missing=()
