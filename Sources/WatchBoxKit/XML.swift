@@ -85,18 +85,19 @@ public struct XMLNode: Sendable, Equatable {
     }
 }
 
+/// XML's five predefined entities, both ways.
+private let predefinedEntities: [String: Character] = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]
+private let entityForCharacter = Dictionary(uniqueKeysWithValues: predefinedEntities.map { ($1, "&\($0);") })
+
 /// Escapes text for an XML element or attribute.
 public func xmlEscaped(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for character in text {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        default: out.append(character)
+        if let entity = entityForCharacter[character] {
+            out += entity
+        } else {
+            out.append(character)
         }
     }
     return out
@@ -276,13 +277,9 @@ private struct XMLParserState {
                 throw fail("unterminated entity reference")
             }
             let entity = rest[rest.index(after: amp)..<semicolon]
-            switch entity {
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "amp": out += "&"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
+            if let character = predefinedEntities[String(entity)] {
+                out.append(character)
+            } else {
                 var scalar: UInt32?
                 if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
                     scalar = UInt32(entity.dropFirst(2), radix: 16)
