@@ -18,9 +18,11 @@ let package = Package(
         .library(name: "CameraAssemble", targets: ["CameraAssemble"]),
         .library(name: "CGameKit", targets: ["CGameKit"]),
         .library(name: "WatchBoxKit", targets: ["WatchBoxKit"]),
+        .library(name: "LeBotKit", targets: ["LeBotKit"]),
         .executable(name: "cameracore", targets: ["cameracore"]),
         .executable(name: "cgame", targets: ["cgame"]),
         .executable(name: "watchbox", targets: ["watchbox"]),
+        .executable(name: "lebot", targets: ["lebot"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -116,6 +118,25 @@ let package = Package(
             dependencies: ["watchbox", "CameraCommon", "CameraIO", "WatchBoxKit", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
+        // LeBot James: ball tracking, shots, coaching; Cairo draws the shot chart.
+        .target(
+            name: "LeBotKit",
+            dependencies: ["CameraCommon", "CameraIO", "CCairo"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "lebot",
+            dependencies: [
+                "CommandLineSupport", "CameraCommon", "CameraIO", "LeBotKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LeBotKitTests",
+            dependencies: ["lebot", "CameraCommon", "CameraIO", "LeBotKit", "CameraTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CGameKitTests",
             dependencies: ["cgame", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "CameraTesting"],
@@ -145,7 +166,7 @@ let package = Package(
             name: "cameracore-bench",
             dependencies: [
                 "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
-                "CGameKit", "WatchBoxKit",
+                "CGameKit", "WatchBoxKit", "LeBotKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

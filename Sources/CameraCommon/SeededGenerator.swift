@@ -1,6 +1,6 @@
-/// A small deterministic generator so property and fuzz tests replay the
-/// same cases on every run (SplitMix64).
-public struct SeededGenerator: RandomNumberGenerator {
+/// A small deterministic random generator (SplitMix64): fuzz and property tests replay the same
+/// cases on every run, and choices that should vary (coaching tips) stay reproducible in tests.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

@@ -1,0 +1,286 @@
+import CameraCommon
+
+/// A point in a frame, normalised: x and y in 0...1, origin top left, y down.
+public struct NormalizedPoint: Sendable, Codable, Equatable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// Where the ball was seen in one frame.
+public struct BallObservation: Sendable, Equatable {
+    /// Media time of the frame, seconds.
+    public var time: Double
+    /// Centre in analysis pixels (origin top left, y down).
+    public var x: Double
+    public var y: Double
+    /// Radius in analysis pixels.
+    public var radius: Double
+    /// The track this observation belongs to.
+    public var track: Int
+    /// How ball-like the blob was, 0...1 (roundness and colour).
+    public var confidence: Double
+}
+
+/// Finds a basketball in frames and follows it (the ball half of what Vision's trajectory request
+/// does on iOS).
+///
+/// Per frame, on the 4:2:0 chroma plane (a quarter of the pixels): pixels that are orange now but
+/// were not orange in a slowly updated background model are candidates — this keeps the orange rim
+/// and a wooden floor out, and survives lighting changes, which move luma far more than chroma.
+/// Candidates form blobs (connected components); blobs are kept when their size fits the radius
+/// limits and they are round enough (fill of their box, aspect, allowing for motion blur). Blobs
+/// are joined into tracks with a constant-acceleration prediction (a ball in flight follows a
+/// parabola), which carries a track through a few frames of occlusion.
+public final class BallTracker {
+    public struct Configuration: Sendable {
+        /// Smallest and largest ball radius, as a fraction of the frame width.
+        public var minimumRadius = 0.006
+        public var maximumRadius = 0.04
+        /// Orange: Cr at least this and Cr − Cb at least ``orangeMargin``.
+        public var minimumCr = 150
+        public var orangeMargin = 70
+        /// How fast the background model follows the scene, per frame.
+        public var backgroundRate = 0.04
+        /// Frames a track survives without a detection.
+        public var maximumMissedFrames = 6
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public private(set) var width = 0
+    public private(set) var height = 0
+    private var backgroundCb: [Float] = []
+    private var backgroundCr: [Float] = []
+    private var mask: [UInt8] = []
+    private var stack: [Int32] = []
+    private var tracks: [Track] = []
+    private var nextTrack = 1
+    /// Frames seen so far.
+    public private(set) var framesProcessed = 0
+
+    struct Track {
+        var id: Int
+        var points: [BallObservation]
+        var missed = 0
+
+        /// Where the ball should be at `time`: constant acceleration from the last three points,
+        /// constant velocity from two.
+        func predict(_ time: Double) -> (x: Double, y: Double) {
+            guard let last = points.last else { return (0, 0) }
+            guard points.count >= 2 else { return (last.x, last.y) }
+            let previous = points[points.count - 2]
+            let dt = last.time - previous.time
+            guard dt > 0 else { return (last.x, last.y) }
+            var vx = (last.x - previous.x) / dt
+            var vy = (last.y - previous.y) / dt
+            var ay = 0.0
+            if points.count >= 3 {
+                let before = points[points.count - 3]
+                let dt0 = previous.time - before.time
+                if dt0 > 0 {
+                    let vy0 = (previous.y - before.y) / dt0
+                    ay = (vy - vy0) / ((dt + dt0) / 2)
+                    // Gravity only pulls down; a bounce makes a spike that must not extrapolate.
+                    ay = max(-200, min(4000, ay))
+                }
+            }
+            let ahead = time - last.time
+            vx = vx.isFinite ? vx : 0
+            vy = vy.isFinite ? vy : 0
+            return (last.x + vx * ahead, last.y + vy * ahead + 0.5 * ay * ahead * ahead)
+        }
+    }
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Finds the ball in `frame` (YUV 4:2:0; decode at the analysis size) and returns what was
+    /// seen, one observation per live track, best first.
+    public func process(_ frame: VideoFrame, time: Double) throws(MediaError) -> [BallObservation] {
+        guard frame.format == .yuv420p else {
+            throw MediaError(
+                .invalidArgument, operation: "track ball", message: "frames must be yuv420p, got \(frame.format)")
+        }
+        let cb = frame.planes[1]
+        let cr = frame.planes[2]
+        let cw = cb.width
+        let ch = cb.height
+        if width != frame.width || height != frame.height {
+            width = frame.width
+            height = frame.height
+            backgroundCb = [Float](repeating: 128, count: cw * ch)
+            backgroundCr = [Float](repeating: 128, count: cw * ch)
+            mask = [UInt8](repeating: 0, count: cw * ch)
+            for y in 0..<ch {
+                for x in 0..<cw {
+                    backgroundCb[y * cw + x] = Float(cb.bytes[y * cb.bytesPerRow + x])
+                    backgroundCr[y * cw + x] = Float(cr.bytes[y * cr.bytesPerRow + x])
+                }
+            }
+            tracks = []
+        }
+        framesProcessed += 1
+        let blobs = findBlobs(cb: cb, cr: cr)
+        return associate(blobs, time: time)
+    }
+
+    struct Blob {
+        var x: Double
+        var y: Double
+        var radius: Double
+        var confidence: Double
+    }
+
+    /// Candidate pixels → connected components → ball-like blobs, in luma pixel units.
+    private func findBlobs(cb: Plane, cr: Plane) -> [Blob] {
+        let cw = cb.width
+        let ch = cb.height
+        let minimumCr = Float(configuration.minimumCr)
+        let margin = Float(configuration.orangeMargin)
+        let rate = Float(configuration.backgroundRate)
+        cb.bytes.withUnsafeBufferPointer { cbBytes in
+            cr.bytes.withUnsafeBufferPointer { crBytes in
+                backgroundCb.withUnsafeMutableBufferPointer { bgCb in
+                    backgroundCr.withUnsafeMutableBufferPointer { bgCr in
+                        mask.withUnsafeMutableBufferPointer { mask in
+                            for y in 0..<ch {
+                                let rowCb = y * cb.bytesPerRow
+                                let rowCr = y * cr.bytesPerRow
+                                for x in 0..<cw {
+                                    let i = y * cw + x
+                                    let u = Float(cbBytes[rowCb + x])
+                                    let v = Float(crBytes[rowCr + x])
+                                    let orange = v >= minimumCr && v - u >= margin
+                                    let wasOrange = bgCr[i] >= minimumCr - 8 && bgCr[i] - bgCb[i] >= margin - 15
+                                    let candidate = orange && !wasOrange
+                                    mask[i] = candidate ? 1 : 0
+                                    // Follow the scene, but slowly under a candidate so the ball does
+                                    // not melt into the background while it is held still.
+                                    let r = candidate ? rate * 0.1 : rate
+                                    bgCb[i] += (u - bgCb[i]) * r
+                                    bgCr[i] += (v - bgCr[i]) * r
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Connected components (4-neighbour flood fill on an explicit stack).
+        let minimumRadius = configuration.minimumRadius * Double(width) / 2
+        let maximumRadius = configuration.maximumRadius * Double(width) / 2
+        let minimumArea = Int(max(2, Double.pi * minimumRadius * minimumRadius * 0.5))
+        let maximumArea = Int(Double.pi * maximumRadius * maximumRadius * 2.5)
+        var blobs: [Blob] = []
+        for start in 0..<mask.count where mask[start] == 1 {
+            mask[start] = 2
+            stack.removeAll(keepingCapacity: true)
+            stack.append(Int32(start))
+            var area = 0
+            var sumX = 0
+            var sumY = 0
+            var minX = Int.max
+            var maxX = 0
+            var minY = Int.max
+            var maxY = 0
+            while let top = stack.popLast() {
+                let i = Int(top)
+                let x = i % cw
+                let y = i / cw
+                area += 1
+                sumX += x
+                sumY += y
+                minX = min(minX, x)
+                maxX = max(maxX, x)
+                minY = min(minY, y)
+                maxY = max(maxY, y)
+                if x > 0, mask[i - 1] == 1 {
+                    mask[i - 1] = 2
+                    stack.append(Int32(i - 1))
+                }
+                if x + 1 < cw, mask[i + 1] == 1 {
+                    mask[i + 1] = 2
+                    stack.append(Int32(i + 1))
+                }
+                if y > 0, mask[i - cw] == 1 {
+                    mask[i - cw] = 2
+                    stack.append(Int32(i - cw))
+                }
+                if y + 1 < ch, mask[i + cw] == 1 {
+                    mask[i + cw] = 2
+                    stack.append(Int32(i + cw))
+                }
+            }
+            guard area >= minimumArea, area <= maximumArea else { continue }
+            let boxWidth = Double(maxX - minX + 1)
+            let boxHeight = Double(maxY - minY + 1)
+            let fill = Double(area) / (boxWidth * boxHeight)
+            let aspect = max(boxWidth, boxHeight) / min(boxWidth, boxHeight)
+            // A disc fills π/4 (0.785) of its box and blur stretches it; a box-shaped patch (a
+            // shirt, a sign) fills nearly all of it, lines and specks are too thin.
+            let squareish = fill > 0.93 && area >= 12
+            guard fill >= 0.45, !squareish, aspect <= 2.6 || (area < 6 && aspect <= 3) else { continue }
+            let radius = (Double(area) / Double.pi).squareRoot()
+            guard radius <= maximumRadius * 1.3 else { continue }
+            let roundness = 1 - min(1, abs(fill - 0.785) / 0.5) * 0.5 - min(1, (aspect - 1) / 2) * 0.5
+            // Chroma pixel centres → luma pixel units.
+            blobs.append(
+                Blob(
+                    x: (Double(sumX) / Double(area) + 0.5) * 2, y: (Double(sumY) / Double(area) + 0.5) * 2,
+                    radius: max(1, radius * 2), confidence: max(0, min(1, roundness))))
+        }
+        return blobs
+    }
+
+    /// Greedy nearest-prediction assignment of blobs to tracks; unmatched blobs start tracks.
+    private func associate(_ blobs: [Blob], time: Double) -> [BallObservation] {
+        var unused = Array(blobs.indices)
+        var observations: [BallObservation] = []
+        // Longest tracks choose first: a ball in flight should not lose its blob to a new track.
+        let order = tracks.indices.sorted { tracks[$0].points.count > tracks[$1].points.count }
+        for index in order {
+            let prediction = tracks[index].predict(time)
+            let last = tracks[index].points.last!
+            let gate = max(4 * last.radius, Double(width) * 0.05) * Double(1 + tracks[index].missed)
+            var best: (blob: Int, distance: Double)?
+            for (position, blob) in unused.enumerated() {
+                let dx = blobs[blob].x - prediction.x
+                let dy = blobs[blob].y - prediction.y
+                let distance = (dx * dx + dy * dy).squareRoot()
+                if distance < gate, distance < best?.distance ?? .infinity { best = (position, distance) }
+            }
+            if let best {
+                let blob = blobs[unused.remove(at: best.blob)]
+                let observation = BallObservation(
+                    time: time, x: blob.x, y: blob.y, radius: blob.radius, track: tracks[index].id,
+                    confidence: blob.confidence)
+                tracks[index].points.append(observation)
+                if tracks[index].points.count > 240 { tracks[index].points.removeFirst(60) }
+                tracks[index].missed = 0
+                observations.append(observation)
+            } else {
+                tracks[index].missed += 1
+            }
+        }
+        tracks.removeAll { $0.missed > configuration.maximumMissedFrames }
+        for index in unused {
+            let blob = blobs[index]
+            let observation = BallObservation(
+                time: time, x: blob.x, y: blob.y, radius: blob.radius, track: nextTrack, confidence: blob.confidence)
+            tracks.append(Track(id: nextTrack, points: [observation]))
+            nextTrack += 1
+            observations.append(observation)
+        }
+        // Best first: long tracks, then round blobs.
+        let lengths = Dictionary(uniqueKeysWithValues: tracks.map { ($0.id, $0.points.count) })
+        return observations.sorted {
+            (lengths[$0.track] ?? 0, $0.confidence) > (lengths[$1.track] ?? 0, $1.confidence)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import CameraCommon
+import CameraIO
+import FoundationEssentials
+
+/// The coaching knowledge base, `coaching_tips.json` in the spec's format.
+public struct CoachingTips: Sendable, Codable, Equatable {
+    public var tips: [String]
+    public var encouragement: [String]
+    public var makes: [String]
+    public var misses: [String]
+
+    public init(tips: [String], encouragement: [String], makes: [String], misses: [String]) {
+        self.tips = tips
+        self.encouragement = encouragement
+        self.makes = makes
+        self.misses = misses
+    }
+
+    /// The tips that ship with LeBot (the spec's, plus a few for short, long and flat shots).
+    public static let standard = CoachingTips(
+        tips: [
+            "Excellent follow-through on that shot!",
+            "Try to keep your elbow tucked in closer to your body.",
+            "Bend your knees more to get power from your legs.",
+            "Hold your follow-through until the ball hits the rim.",
+            "Focus on a consistent shooting arc.",
+            "Keep your shooting hand directly under the ball.",
+            "Get more arc on it: aim to drop the ball into the hoop, not at it.",
+            "Use your legs: that one came up short.",
+            "Ease off a little: aim for the front of the rim.",
+        ],
+        encouragement: ["Great shot mechanics!", "Nice improvement!", "Keep that form consistent!"],
+        makes: ["Money! Great shot!", "Nothing but net!", "Swish! Perfect form!"],
+        misses: ["Keep shooting with confidence!", "Good form, just keep practicing!", "Almost there, stay focused!"]
+    )
+
+    /// Reads and validates a user's file.
+    ///
+    /// - Throws: ``MediaError`` `invalidData` listing every problem (unknown or missing keys,
+    ///   empty lists, blank or overlong tips) with where it is; `notFound` when it cannot be read.
+    public static func load(_ path: String) throws(MediaError) -> CoachingTips {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw MediaError(.notFound, operation: "read \(path)", message: "cannot read the file")
+        }
+        return try parse(bytes, name: path)
+    }
+
+    public static func parse(_ bytes: Data, name: String = "coaching tips") throws(MediaError) -> CoachingTips {
+        let operation = "read \(name)"
+        let raw: RawFile
+        do {
+            raw = try JSONDecoder().decode(RawFile.self, from: bytes)
+        } catch {
+            throw MediaError(
+                .invalidData, operation: operation,
+                message:
+                    "expected a JSON object with \"tips\", \"encouragement\", \"makes\" and \"misses\" lists of strings"
+            )
+        }
+        let keys = ["tips", "encouragement", "makes", "misses"]
+        var problems: [String] = []
+        for key in raw.entries.keys.sorted() where !keys.contains(key) {
+            problems.append("unknown key \"\(key)\" (expected \(keys.joined(separator: ", ")))")
+        }
+        var lists: [String: [String]] = [:]
+        for key in keys {
+            guard let entry = raw.entries[key] else {
+                problems.append("\"\(key)\" is missing")
+                continue
+            }
+            guard let array = entry else {
+                problems.append("\"\(key)\" must be a list of strings")
+                continue
+            }
+            if array.isEmpty { problems.append("\"\(key)\" is empty: give at least one") }
+            var strings: [String] = []
+            for (index, element) in array.enumerated() {
+                guard let text = element.text else {
+                    problems.append("\(key)[\(index)] is not a string")
+                    continue
+                }
+                let trimmed = text.trimmingWhitespace()
+                if trimmed.isEmpty {
+                    problems.append("\(key)[\(index)] is blank")
+                } else if trimmed.count > 200 {
+                    problems.append(
+                        "\(key)[\(index)] is \(trimmed.count) characters; keep tips under 200 so they can be spoken")
+                } else {
+                    strings.append(trimmed)
+                }
+            }
+            lists[key] = strings
+        }
+        guard problems.isEmpty else {
+            throw MediaError(.invalidData, operation: operation, message: problems.joined(separator: "; "))
+        }
+        return CoachingTips(
+            tips: lists["tips"] ?? [], encouragement: lists["encouragement"] ?? [], makes: lists["makes"] ?? [],
+            misses: lists["misses"] ?? [])
+    }
+
+    /// The file as written, before validation: every key, each a list (or not) of strings (or not).
+    private struct RawFile: Decodable {
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Element: Decodable {
+            var text: String?
+            init(from decoder: any Decoder) throws {
+                text = try? decoder.singleValueContainer().decode(String.self)
+            }
+        }
+        var entries: [String: [Element]?] = [:]
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            for key in container.allKeys {
+                entries[key.stringValue] = .some(try? container.decode([Element].self, forKey: key))
+            }
+        }
+    }
+
+    public var count: Int { tips.count + encouragement.count + makes.count + misses.count }
+}
+
+/// What a tip is chosen for.
+public struct CoachingContext: Sendable {
+    public var outcome: ShotOutcome
+    /// Consecutive makes (positive) or misses (negative) including this shot.
+    public var streak: Int
+    public var entryAngle: Double?
+    /// The detector's words for how a miss went (`came down in front of the rim`, …).
+    public var reason: String?
+
+    public init(outcome: ShotOutcome, streak: Int = 0, entryAngle: Double? = nil, reason: String? = nil) {
+        self.outcome = outcome
+        self.streak = streak
+        self.entryAngle = entryAngle
+        self.reason = reason
+    }
+}
+
+/// Chooses a tip for a shot (the spec's CoachingTipsManager): made shots get praise (encouragement
+/// on a streak of three or more), missed shots a tip that fits how they missed — flat entry → arc,
+/// short → legs, long → touch — or a general one; never the same tip twice in a row.
+public struct CoachingTipsManager: Sendable {
+    public let tips: CoachingTips
+    private var generator: SeededGenerator
+    public private(set) var lastTip: String?
+
+    public init(tips: CoachingTips = .standard, seed: UInt64 = 1) {
+        self.tips = tips
+        self.generator = SeededGenerator(seed: seed)
+    }
+
+    public mutating func tip(for context: CoachingContext) -> String {
+        var candidates: [String]
+        switch context.outcome {
+        case .make:
+            candidates = context.streak >= 3 ? tips.encouragement : tips.makes
+        case .miss:
+            let reason = context.reason ?? ""
+            if let angle = context.entryAngle, angle < 35 {
+                candidates = tips.tips.filter { $0.lowercased().contains("arc") }
+            } else if reason.contains("in front") {
+                candidates = tips.tips.filter {
+                    let t = $0.lowercased()
+                    return t.contains("legs") || t.contains("knees")
+                }
+            } else if reason.contains("beyond") {
+                candidates = tips.tips.filter {
+                    let t = $0.lowercased()
+                    return t.contains("front of the rim") || t.contains("ease")
+                }
+            } else {
+                candidates = []
+            }
+            if candidates.isEmpty { candidates = context.streak <= -3 ? tips.misses : tips.tips + tips.misses }
+        case .indeterminate:
+            candidates = tips.encouragement
+        }
+        if candidates.isEmpty { candidates = tips.tips.isEmpty ? ["Keep shooting!"] : tips.tips }
+        let fresh = candidates.filter { $0 != lastTip }
+        let pool = fresh.isEmpty ? candidates : fresh
+        let choice = pool[Int(generator.next() % UInt64(pool.count))]
+        lastTip = choice
+        return choice
+    }
+}

@@ -1,0 +1,149 @@
+import CameraCommon
+import CameraIO
+
+/// What `lebot analyze` found in a video.
+public struct WorkoutAnalysis: Sendable, Codable {
+    public var source: String
+    public var rim: RimCalibration
+    /// Seconds of video analysed.
+    public var duration: Double
+    public var frames: Int
+    public var shots: [ShotEvent]
+    public var attempts: Int { shots.count }
+    public var makes: Int { shots.filter { $0.outcome == .make }.count }
+    public var misses: Int { shots.filter { $0.outcome == .miss }.count }
+    public var indeterminate: Int { shots.filter { $0.outcome == .indeterminate }.count }
+    /// Makes over decided attempts, 0...1; nil before any.
+    public var fieldGoalPercentage: Double? {
+        let decided = makes + misses
+        return decided == 0 ? nil : Double(makes) / Double(decided)
+    }
+    /// Wall-clock seconds the analysis took.
+    public var processingSeconds: Double
+    /// Milliseconds per frame spent in the ball tracker and shot detector (decoding excluded).
+    public var detectorMillisecondsPerFrame: Double
+
+    enum CodingKeys: String, CodingKey {
+        case source, rim, duration, frames, shots, attempts, makes, misses, indeterminate, fieldGoalPercentage
+        case processingSeconds, detectorMillisecondsPerFrame
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(rim, forKey: .rim)
+        try container.encode(duration, forKey: .duration)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(shots, forKey: .shots)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(makes, forKey: .makes)
+        try container.encode(misses, forKey: .misses)
+        try container.encode(indeterminate, forKey: .indeterminate)
+        try container.encodeIfPresent(fieldGoalPercentage, forKey: .fieldGoalPercentage)
+        try container.encode(processingSeconds, forKey: .processingSeconds)
+        try container.encode(detectorMillisecondsPerFrame, forKey: .detectorMillisecondsPerFrame)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        source = try container.decode(String.self, forKey: .source)
+        rim = try container.decode(RimCalibration.self, forKey: .rim)
+        duration = try container.decode(Double.self, forKey: .duration)
+        frames = try container.decode(Int.self, forKey: .frames)
+        shots = try container.decode([ShotEvent].self, forKey: .shots)
+        processingSeconds = try container.decode(Double.self, forKey: .processingSeconds)
+        detectorMillisecondsPerFrame = try container.decode(Double.self, forKey: .detectorMillisecondsPerFrame)
+    }
+
+    public init(
+        source: String, rim: RimCalibration, duration: Double, frames: Int, shots: [ShotEvent],
+        processingSeconds: Double, detectorMillisecondsPerFrame: Double
+    ) {
+        self.source = source
+        self.rim = rim
+        self.duration = duration
+        self.frames = frames
+        self.shots = shots
+        self.processingSeconds = processingSeconds
+        self.detectorMillisecondsPerFrame = detectorMillisecondsPerFrame
+    }
+}
+
+/// Reads a workout video and finds every shot: decode at the analysis width (YUV 4:2:0), track
+/// the ball, detect attempts and outcomes on media time.
+public struct WorkoutAnalyzer: Sendable {
+    public var rim: RimCalibration
+    /// Frames are decoded at this width (height by aspect): the ball is ~20 px across, plenty.
+    public var analysisWidth: Int
+    /// Decoder threads (0: FFmpeg chooses). The benchmark uses 1.
+    public var threads: Int
+    public var tracker: BallTracker.Configuration
+    public var detector: ShotEventDetector.Configuration
+
+    public init(
+        rim: RimCalibration, analysisWidth: Int = 640, threads: Int = 0,
+        tracker: BallTracker.Configuration = .init(), detector: ShotEventDetector.Configuration = .init()
+    ) {
+        self.rim = rim
+        self.analysisWidth = analysisWidth
+        self.threads = threads
+        self.tracker = tracker
+        self.detector = detector
+    }
+
+    /// Analyses the file at `path`. `frameHandler` sees every analysed frame with what was found
+    /// in it (for annotated output); `progress` gets 0...1; `onShot` each shot as it is decided.
+    ///
+    /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    public func analyze(
+        _ path: String, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+    ) throws(MediaError) -> WorkoutAnalysis {
+        let started = ContinuousClock.now
+        let reader = try MediaReader(.file(path))
+        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+            sourceWidth > 0, sourceHeight > 0
+        else {
+            throw MediaError(.invalidArgument, operation: "analyze \(path)", message: "the file has no video stream")
+        }
+        let width = min(analysisWidth, sourceWidth) & ~1
+        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
+        let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
+        let ballTracker = BallTracker(configuration: tracker)
+        let shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
+        let total = reader.duration?.seconds ?? 0
+        var shots: [ShotEvent] = []
+        var frames = 0
+        var lastTime = 0.0
+        var detectorTime = Duration.zero
+        func handle(_ frame: VideoFrame) throws(MediaError) {
+            let time = frame.pts?.seconds ?? Double(frames) / 30
+            let clock = ContinuousClock.now
+            let observations = try ballTracker.process(frame, time: time)
+            let decided = shotDetector.process(observations, time: time)
+            detectorTime += ContinuousClock.now - clock
+            frameHandler?(frame, time, observations)
+            for shot in decided {
+                shots.append(shot)
+                onShot(shot)
+            }
+            frames += 1
+            lastTime = time
+            if total > 0, frames % 15 == 0 { progress(min(1, time / total)) }
+        }
+        while let sample = try reader.nextSample() {
+            guard sample.streamIndex == video.index else { continue }
+            for frame in try decoder.decode(sample) { try handle(frame) }
+        }
+        for frame in try decoder.flush() { try handle(frame) }
+        for shot in shotDetector.finish(at: lastTime) {
+            shots.append(shot)
+            onShot(shot)
+        }
+        progress(1)
+        return WorkoutAnalysis(
+            source: path, rim: rim, duration: lastTime, frames: frames, shots: shots,
+            processingSeconds: (ContinuousClock.now - started).seconds,
+            detectorMillisecondsPerFrame: frames == 0 ? 0 : detectorTime.seconds * 1000 / Double(frames))
+    }
+}

@@ -1,0 +1,80 @@
+import CameraCommon
+import CameraTesting
+import Foundation
+import LeBotKit
+import Testing
+
+/// The rendered workout corpus, made once per test run.
+enum Corpus {
+    static let folder = NSTemporaryDirectory() + "lebot-corpus-\(getpid())"
+    static let videos: Result<[BasketballCorpus.Video], any Error> = Result {
+        try BasketballCorpus.generate(in: folder)
+    }
+}
+
+/// How detected shots line up with the ground truth of one video.
+struct Scored {
+    var attempts = 0
+    var found = 0
+    var correct = 0
+    var extra: [ShotEvent] = []
+    var missed: [BasketballCorpus.Event] = []
+    var wrong: [(BasketballCorpus.Event, ShotEvent)] = []
+
+    init(truth: [BasketballCorpus.Event], shots: [ShotEvent]) {
+        var unmatched = shots
+        for event in truth where event.kind.isShot {
+            attempts += 1
+            // Same shot: released within 0.4 s of the truth.
+            guard let index = unmatched.firstIndex(where: { abs($0.releaseTime - event.release) < 0.4 }) else {
+                missed.append(event)
+                continue
+            }
+            let shot = unmatched.remove(at: index)
+            found += 1
+            if (shot.outcome == .make) == event.made, shot.outcome != .indeterminate {
+                correct += 1
+            } else {
+                wrong.append((event, shot))
+            }
+        }
+        extra = unmatched
+    }
+}
+
+@Suite(.serialized) struct ShotCorpusTests {
+    @Test func attemptsAndOutcomesMatchTheGroundTruth() throws {
+        let videos = try Corpus.videos.get()
+        var attempts = 0
+        var found = 0
+        var correct = 0
+        var extra = 0
+        var report: [String] = []
+        for video in videos {
+            let rim = try RimCalibration(x: video.rim[0], y: video.rim[1], width: video.rim[2], height: video.rim[3])
+            let analysis = try WorkoutAnalyzer(rim: rim).analyze(video.path)
+            let scored = Scored(truth: video.events, shots: analysis.shots)
+            attempts += scored.attempts
+            found += scored.found
+            correct += scored.correct
+            extra += scored.extra.count
+            for event in scored.missed { report.append("\(video.path): missed \(event.kind) at \(event.release)") }
+            for (event, shot) in scored.wrong {
+                report.append(
+                    "\(video.path): \(event.kind) at \(event.release) called \(shot.outcome) (\(shot.reason))")
+            }
+            for shot in scored.extra {
+                report.append("\(video.path): extra shot at \(shot.releaseTime) \(shot.outcome) (\(shot.reason))")
+            }
+        }
+        let recall = Double(found) / Double(max(1, attempts))
+        let accuracy = Double(correct) / Double(max(1, found))
+        print("LeBot corpus: \(attempts) shots, recall \(recall), accuracy \(accuracy), extra \(extra)")
+        print(report.joined(separator: "\n"))
+        #expect(attempts >= 34, "the corpus should hold enough shots for a 0.97 recall to mean something")
+        #expect(recall >= 0.97, "\(report.joined(separator: "\n"))")
+        #expect(accuracy >= 0.95, "\(report.joined(separator: "\n"))")
+        // Dribbles and passes are not shots.
+        #expect(extra == 0, "\(report.joined(separator: "\n"))")
+    }
+}
