@@ -50,10 +50,12 @@ struct AnalyzeCommand: AsyncParsableCommand {
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "apex above rim", "why"])
         let analysis: WorkoutAnalysis
         do {
-            analysis = try analyzer.analyze(video, progress: { bar.update($0) }) { shot in
-                if !quiet { Terminal.status(Self.line(shot)) }
-                table.rows.append(Self.row(shot))
-            }
+            analysis = try analyzer.analyze(
+                video, progress: { bar.update($0) },
+                onShot: { shot in
+                    if !quiet { Terminal.status(Self.line(shot)) }
+                    table.rows.append(Self.row(shot))
+                })
         } catch {
             bar.finish()
             throw ValidationError(error.description)
