@@ -32,6 +32,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // LeBot: HTTPS to Gemini's REST API, and the Live API's WebSocket (wss). Hummingbird serves
+        // the Gemini-compatible test server now and the CameraCore server later.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // FFmpeg's libraries, found with pkg-config (Debian: libav*-dev). The shim header adds the
@@ -93,10 +100,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // HTTP/1.1 requests with deadlines (plain for cameras, TLS for Gemini) and URL parts.
+        .target(
+            name: "NetworkSupport",
+            dependencies: [
+                "CameraCommon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WatchBoxKit",
             dependencies: [
-                "CameraCommon", "CameraIO",
+                "CameraCommon", "CameraIO", "NetworkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -121,7 +140,14 @@ let package = Package(
         // LeBot James: ball tracking, shots, coaching; Cairo draws the shot chart.
         .target(
             name: "LeBotKit",
-            dependencies: ["CameraCommon", "CameraIO", "CCairo"],
+            dependencies: [
+                "CameraCommon", "CameraIO", "CCairo", "NetworkSupport",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -144,7 +170,12 @@ let package = Package(
         ),
         .target(
             name: "CameraTesting",
-            dependencies: ["CameraCommon", "CameraIO"],
+            dependencies: [
+                "CameraCommon", "CameraIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             resources: [.copy("Resources/rtsp_server.py"), .copy("Resources/onvif_device.py")],
             swiftSettings: swiftSettings
         ),

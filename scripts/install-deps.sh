@@ -21,6 +21,8 @@ packages=(
     fonts-dejavu-core
     # Tests: network namespaces with a veth pair for ONVIF discovery and port scans (ip netns)
     iproute2
+    # LeBot's spoken feedback
+    espeak-ng
     # Benchmark: nmap, the usual port scanner, side by side with `watchbox scan`
     nmap
 )

@@ -146,6 +146,24 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     /// Apex above the rim line, as a fraction of the frame height.
     public var apexHeight: Double
     public var trajectory: Trajectory?
+
+    public init(
+        number: Int, releaseTime: Double, apexTime: Double, rimTime: Double?, decidedTime: Double,
+        outcome: ShotOutcome, reason: String, releasePoint: NormalizedPoint, entryAngle: Double?, apexHeight: Double,
+        trajectory: Trajectory?
+    ) {
+        self.number = number
+        self.releaseTime = releaseTime
+        self.apexTime = apexTime
+        self.rimTime = rimTime
+        self.decidedTime = decidedTime
+        self.outcome = outcome
+        self.reason = reason
+        self.releasePoint = releasePoint
+        self.entryAngle = entryAngle
+        self.apexHeight = apexHeight
+        self.trajectory = trajectory
+    }
 }
 
 /// Turns ball observations into shot attempts with make or miss (the spec's ShotEventDetector).

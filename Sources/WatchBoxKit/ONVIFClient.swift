@@ -2,6 +2,7 @@ import CameraCommon
 import Crypto
 import FoundationEssentials
 import NIOHTTP1
+import NetworkSupport
 
 /// What went wrong talking to an ONVIF device. Messages never contain the password.
 public enum ONVIFError: Error, Sendable, Equatable, CustomStringConvertible {

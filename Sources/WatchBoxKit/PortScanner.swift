@@ -1,6 +1,7 @@
 import CameraCommon
 import NIOCore
 import NIOPosix
+import NetworkSupport
 
 #if canImport(Glibc)
     import Glibc

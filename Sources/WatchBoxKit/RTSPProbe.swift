@@ -2,6 +2,7 @@ import CameraCommon
 import FoundationEssentials
 import NIOCore
 import NIOPosix
+import NetworkSupport
 import Synchronization
 
 /// An RTSP response: status, headers (names lowercased, repeats kept) and body.

@@ -2,6 +2,7 @@ import CameraCommon
 import FoundationEssentials
 import NIOCore
 import NIOPosix
+import NetworkSupport
 import Synchronization
 
 /// A camera that answered a WS-Discovery probe.
@@ -250,47 +251,5 @@ public struct WSDiscovery: Sendable {
                 group.cancelAll()
             }
         }
-    }
-}
-
-/// An http(s) URL split into parts, enough to substitute a host and build requests.
-public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-    /// Path with query, starting with `/`.
-    public var path: String
-
-    public init?(_ text: String) {
-        let trimmed = text.trimmingWhitespace()
-        guard let range = trimmed.firstRange(of: "://") else { return nil }
-        let scheme = trimmed[..<range.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
-        self.scheme = scheme
-        var rest = trimmed[range.upperBound...]
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        path = slash < rest.endIndex ? String(rest[slash...]) : "/"
-        var authority = rest[..<slash]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        rest = authority
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            host = String(rest[rest.index(after: rest.startIndex)..<close])
-            let after = rest[rest.index(after: close)...]
-            port = after.hasPrefix(":") ? Int(after.dropFirst()) : nil
-            if after.hasPrefix(":") && port == nil { return nil }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = String(rest[..<colon])
-            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else { return nil }
-            port = value
-        } else {
-            host = String(rest)
-        }
-    }
-
-    public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
-
-    public var description: String {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(hostPart)\(port.map { ":\($0)" } ?? "")\(path)"
     }
 }

@@ -2,9 +2,16 @@ import CameraCommon
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// An HTTP response read whole (SOAP answers are small).
 public struct HTTPExchangeResponse: Sendable {
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
@@ -14,18 +21,15 @@ public struct HTTPExchangeResponse: Sendable {
     }
 }
 
-/// One plain-HTTP request on its own connection, with a deadline and a body limit: what ONVIF's
-/// SOAP calls need from a camera on the local network (cameras speak HTTP/1.1, often badly, and
-/// rarely TLS). Chunked and close-delimited bodies are handled by NIO's HTTP/1 decoder.
-enum HTTPExchange {
-    static func send(
+/// One HTTP/1.1 request on its own connection, with a deadline and a body limit: ONVIF's SOAP
+/// calls to cameras (plain HTTP, often sloppy) and Gemini's REST API (HTTPS, system trust store).
+/// Chunked and close-delimited bodies are handled by NIO's HTTP/1 decoder.
+public enum HTTPExchange {
+    public static func send(
         _ method: HTTPMethod, url: HTTPURL, headers: [(String, String)], body: [UInt8], timeout: Duration,
         limit: Int = 1 << 20
     ) async throws(MediaError) -> HTTPExchangeResponse {
         let operation = "\(method.rawValue) \(url)"
-        guard url.scheme == "http" else {
-            throw MediaError(.unsupported, operation: operation, message: "only http:// device services are supported")
-        }
         let result: Result<HTTPExchangeResponse, any Error>
         do {
             result = .success(
@@ -55,6 +59,12 @@ enum HTTPExchange {
             .connectTimeout(.init(timeout))
             .connect(host: url.host, port: url.effectivePort) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if url.scheme == "https" {
+                        let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+                        let tls = try NIOSSLClientHandler(
+                            context: context, serverHostname: url.host.contains(":") ? nil : url.host)
+                        try channel.pipeline.syncOperations.addHandler(tls)
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
                         wrappingChannelSynchronously: channel)
@@ -93,7 +103,7 @@ enum HTTPExchange {
 }
 
 /// Runs `body`, throwing ``MediaError`` `timedOut` when it takes longer than `timeout`.
-func withDeadline<T: Sendable>(
+public func withDeadline<T: Sendable>(
     _ timeout: Duration, operation: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -107,5 +117,47 @@ func withDeadline<T: Sendable>(
             throw MediaError(.timedOut, operation: operation, message: "no answer within \(timeout)")
         }
         return value
+    }
+}
+
+/// An http(s) URL split into parts, enough to substitute a host and build requests.
+public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
+    public var scheme: String
+    public var host: String
+    public var port: Int?
+    /// Path with query, starting with `/`.
+    public var path: String
+
+    public init?(_ text: String) {
+        let trimmed = text.trimmingWhitespace()
+        guard let range = trimmed.firstRange(of: "://") else { return nil }
+        let scheme = trimmed[..<range.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else { return nil }
+        self.scheme = scheme
+        var rest = trimmed[range.upperBound...]
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        path = slash < rest.endIndex ? String(rest[slash...]) : "/"
+        var authority = rest[..<slash]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        rest = authority
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            host = String(rest[rest.index(after: rest.startIndex)..<close])
+            let after = rest[rest.index(after: close)...]
+            port = after.hasPrefix(":") ? Int(after.dropFirst()) : nil
+            if after.hasPrefix(":") && port == nil { return nil }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = String(rest[..<colon])
+            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else { return nil }
+            port = value
+        } else {
+            host = String(rest)
+        }
+    }
+
+    public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
+
+    public var description: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)\(port.map { ":\($0)" } ?? "")\(path)"
     }
 }
