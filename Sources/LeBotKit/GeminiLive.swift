@@ -24,6 +24,7 @@ public actor GeminiLiveClient: ShotAnalyzing {
     public let configuration: GeminiConfiguration
     private let credential: Credential
     private var session: LiveSession?
+    private var opening: Task<Result<LiveSession, GeminiError>, Never>?
     /// Sessions opened so far (a reconnect opens another).
     public private(set) var sessionsOpened = 0
 
@@ -67,8 +68,30 @@ public actor GeminiLiveClient: ShotAnalyzing {
         session = nil
     }
 
+    /// The open session, or the one being opened: shots decided close together share one.
     private func openSession() async throws(GeminiError) -> LiveSession {
         if let session, !session.isClosed { return session }
+        if let opening { return try await opening.value.get() }
+        let task = Task { () -> Result<LiveSession, GeminiError> in await self.connectResult() }
+        opening = task
+        let result = await task.value
+        opening = nil
+        if case .success(let opened) = result {
+            sessionsOpened += 1
+            session = opened
+        }
+        return try result.get()
+    }
+
+    private func connectResult() async -> Result<LiveSession, GeminiError> {
+        do {
+            return .success(try await connect())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func connect() async throws(GeminiError) -> LiveSession {
         let url: String
         switch credential {
         case .apiKey(let key):
@@ -87,10 +110,7 @@ public actor GeminiLiveClient: ShotAnalyzing {
                         responseModalities: ["TEXT"], temperature: configuration.temperature,
                         maxOutputTokens: configuration.maxOutputTokens),
                     systemInstruction: Content(role: nil, parts: [Part(text: configuration.systemInstruction)]))))
-        let opened = try await LiveSession.open(url: url, setup: setup, timeout: configuration.timeout)
-        sessionsOpened += 1
-        session = opened
-        return opened
+        return try await LiveSession.open(url: url, setup: setup, timeout: configuration.timeout)
     }
 
     struct ClientMessage: Encodable {

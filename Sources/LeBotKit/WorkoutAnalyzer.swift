@@ -99,8 +99,22 @@ public struct WorkoutAnalyzer: Sendable {
         _ path: String, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
+        try analyze(source: .file(path), progress: progress, onShot: onShot, frameHandler: frameHandler)
+    }
+
+    /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
+    public func analyze(
+        source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+    ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
-        let reader = try MediaReader(.file(path))
+        let path = source.description
+        let reader: MediaReader
+        if case .url = source {
+            reader = try MediaReader(source, options: .lowLatency())
+        } else {
+            reader = try MediaReader(source)
+        }
         guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
             sourceWidth > 0, sourceHeight > 0
         else {

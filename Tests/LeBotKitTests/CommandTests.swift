@@ -1,0 +1,101 @@
+import CameraCommon
+import CameraTesting
+import Foundation
+import LeBotKit
+import Testing
+
+/// Runs the built `lebot` next to the test bundle.
+func lebot(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+    let process = Process()
+    process.executableURL = folder.appendingPathComponent("lebot")
+    process.arguments = arguments
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+extension BasketballCorpus.Video {
+    var rimArgument: String { rim.map { String($0) }.joined(separator: ",") }
+}
+
+@Suite(.serialized) struct LeBotCommandTests {
+    @Test func analyzePrintsShotsAsJSONAndDrawsTheChart() throws {
+        let video = try Corpus.videos.get()[1]
+        let chart = Corpus.folder + "/chart.svg"
+        let run = try lebot(["analyze", video.path, "--rim", video.rimArgument, "--json", "--chart", chart])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
+        let shots = video.events.filter(\.kind.isShot)
+        #expect(report["attempts"] as? Int == shots.count)
+        #expect(report["makes"] as? Int == shots.filter(\.made).count)
+        let svg = try String(contentsOfFile: chart, encoding: .utf8)
+        #expect(svg.components(separatedBy: "class=\"shot make\"").count - 1 == shots.filter(\.made).count)
+        #expect(svg.components(separatedBy: "class=\"shot miss\"").count - 1 == shots.filter { !$0.made }.count)
+        let png = Corpus.folder + "/chart.png"
+        #expect(try lebot(["analyze", video.path, "--rim", video.rimArgument, "--chart", png]).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(bytes.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+    }
+
+    @Test func liveGivesEveryShotATipFromGeminiOrLocally() async throws {
+        let video = try Corpus.videos.get()[2]
+        let shots = video.events.filter(\.kind.isShot).count
+        let local = try lebot(["live", video.path, "--rim", video.rimArgument, "--quiet", "--json"])
+        #expect(local.status == 0, "\(local.stderr)")
+        let lines = local.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let shotLines = lines.filter { $0["shot"] != nil }
+        #expect(shotLines.count == shots)
+        #expect(
+            shotLines.allSatisfy { $0["tipSource"] as? String == "local" && ($0["tip"] as? String)?.isEmpty == false })
+        #expect(lines.last?["attempts"] as? Int == shots)
+
+        let server = GeminiTestServer()
+        try await server.start()
+        defer { server.stop() }
+        let coached = try lebot([
+            "live", video.path, "--rim", video.rimArgument, "--quiet", "--json", "--proxy", server.restBase,
+            "--session-token", server.sessionToken,
+        ])
+        #expect(coached.status == 0, "\(coached.stderr)")
+        let coachedShots = coached.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["shot"] != nil }
+        #expect(coachedShots.count == shots)
+        #expect(coachedShots.allSatisfy { $0["tipSource"] as? String == "gemini-live" }, "\(coached.stdout)")
+        #expect(server.liveTurns == shots)
+    }
+
+    @Test func badInputIsNamedAndNothingCrashes() throws {
+        let missing = try lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "0.8,0.4,0.1,0.02"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("workout.mp4"))
+        let badRim = try lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "2,0.4,0.1"])
+        #expect(badRim.status != 0)
+        #expect(badRim.stderr.contains("x,y,width,height"))
+        let tipsFile = Corpus.folder + "/bad-tips.json"
+        try Data(#"{"tips": [], "makes": ["ok"]}"#.utf8).write(to: URL(fileURLWithPath: tipsFile))
+        let tips = try lebot(["tips", "validate", tipsFile])
+        #expect(tips.status != 0)
+        #expect(tips.stderr.contains("\"tips\" is empty") && tips.stderr.contains("\"misses\" is missing"))
+        let shown = try lebot(["tips", "show"])
+        let shownFile = Corpus.folder + "/shown.json"
+        try Data(shown.stdout.utf8).write(to: URL(fileURLWithPath: shownFile))
+        #expect(try lebot(["tips", "validate", shownFile]).status == 0)
+        // A file that is not a video.
+        let junk = Corpus.folder + "/junk.mp4"
+        try Data(repeating: 7, count: 5000).write(to: URL(fileURLWithPath: junk))
+        let garbage = try lebot(["analyze", junk, "--rim", "0.8,0.4,0.1,0.02"])
+        #expect(garbage.status != 0 && garbage.status != 134 && garbage.status < 128)
+    }
+}
