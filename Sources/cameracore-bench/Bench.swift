@@ -118,6 +118,7 @@ struct Bench: ParsableCommand {
         let runLayers = only.map { $0.contains("layer") } ?? true
         let runCGame = only.map { $0.contains("cgame") } ?? true
         let runWatchBox = only.map { $0.contains("watchbox") } ?? true
+        let runLeBot = only.map { $0.contains("lebot") } ?? true
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
         print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
@@ -145,6 +146,9 @@ struct Bench: ParsableCommand {
         }
         if runWatchBox {
             try WatchBoxBench.run(runs: runs)
+        }
+        if runLeBot {
+            try LeBotBench.run(work: work, lebot: Self.siblingExecutable("lebot"), runs: runs)
         }
     }
 
