@@ -118,7 +118,8 @@ public final class GeminiTestServer: Sendable {
         let ready = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(maxFrameSize: 1 << 24)),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: sockets, configuration: .init(ws: .init(maxFrameSize: 1 << 24))),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in ready.continuation.yield(channel.localAddress?.port ?? 0) })
         let running = Task { _ = try? await app.runService() }

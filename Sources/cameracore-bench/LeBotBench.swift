@@ -53,7 +53,8 @@ enum LeBotBench {
             "| `lebot analyze`, \(format(video.duration, digits: 0)) s 720p30 on one core (\(attempts) of \(shots) shots found) | \(format(median(ours), digits: 2)) s = \(format(video.duration / median(ours), digits: 1))× realtime | ffmpeg decode + scale to 640×360 on one core: \(format(median(theirs), digits: 2)) s | \(format(median(ours) / median(theirs), digits: 2)) | ≥ 3× realtime |"
         )
         print(
-            "| ball tracker + shot detector per frame (640×360) | \(format(median(perFrame), digits: 2)) ms | | | ≤ 8 ms |")
+            "| ball tracker + shot detector per frame (640×360) | \(format(median(perFrame), digits: 2)) ms | | | ≤ 8 ms |"
+        )
     }
 }
 
