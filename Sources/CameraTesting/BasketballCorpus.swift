@@ -456,7 +456,7 @@ public enum BasketballCorpus {
                 noise.withUnsafeBufferPointer { noise in
                     y.withUnsafeMutableBufferPointer { out in
                         for i in 0..<out.count {
-                            let value = (Int(source[i]) * gain >> 8) + Int(noise[i + offset])
+                            let value = ((Int(source[i]) * gain) >> 8) + Int(noise[i + offset])
                             out[i] = UInt8(truncatingIfNeeded: max(16, min(235, value)))
                         }
                     }

@@ -37,6 +37,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     @Argument(help: "A video file.") var video: String
     @Option(help: "The rim box: x,y,width,height as fractions of the frame (origin top left).") var rim: String
     @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
+    @Option(help: "Write an annotated video here (.mp4): rim, ball path, count, outcome.") var annotate: String?
     @Option(help: "Decoder threads (0: automatic).") var threads: Int = 0
     @Flag(help: "Print as JSON.") var json = false
 
@@ -52,18 +53,38 @@ struct AnalyzeCommand: AsyncParsableCommand {
         let quiet = json
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "apex above rim", "why"])
         let analysis: WorkoutAnalysis
+        var annotator: ShotAnnotator?
         do {
             analysis = try analyzer.analyze(
                 video, progress: { bar.update($0) },
                 onShot: { shot in
                     if !quiet { Terminal.status(Self.line(shot)) }
                     table.rows.append(Self.row(shot))
+                    annotator?.add(shot)
+                },
+                frameHandler: annotate.map { path in
+                    { frame, time, observations in
+                        if annotator == nil {
+                            let rate = (try? MediaReader(.file(video)))?.videoStream?.frameRate
+                            let fps =
+                                rate.map { Int((Double($0.numerator) / Double(max(1, $0.denominator))).rounded()) }
+                                ?? 30
+                            annotator = try? ShotAnnotator(
+                                path: path, width: frame.width, height: frame.height, frameRate: max(1, fps),
+                                rim: calibration)
+                        }
+                        try? annotator?.write(frame, time: time, observations: observations)
+                    }
                 })
+            try annotator?.finish()
         } catch {
             bar.finish()
             throw ValidationError(error.description)
         }
         bar.finish()
+        if let annotate, annotator?.frames != analysis.frames {
+            throw ValidationError("could not write every frame of \(annotate)")
+        }
         if let chart {
             try ShotChart(analysis: analysis).write(to: chart)
         }
@@ -80,6 +101,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
             print("No shots found. Check --rim: it should box the rim itself, e.g. 0.85,0.42,0.08,0.02.")
         }
         if let chart { print("Shot chart: \(chart)") }
+        if let annotate { print("Annotated video: \(annotate)") }
     }
 
     static func line(_ shot: ShotEvent) -> String {

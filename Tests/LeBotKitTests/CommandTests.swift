@@ -41,7 +41,20 @@ extension BasketballCorpus.Video {
         #expect(svg.components(separatedBy: "class=\"shot make\"").count - 1 == shots.filter(\.made).count)
         #expect(svg.components(separatedBy: "class=\"shot miss\"").count - 1 == shots.filter { !$0.made }.count)
         let png = Corpus.folder + "/chart.png"
-        #expect(try lebot(["analyze", video.path, "--rim", video.rimArgument, "--chart", png]).status == 0)
+        let annotated = Corpus.folder + "/annotated.mp4"
+        let drawn = try lebot([
+            "analyze", video.path, "--rim", video.rimArgument, "--chart", png, "--annotate", annotated,
+        ])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        // Every analysed frame is in the annotated video, and it decodes.
+        let frames = report["frames"] as? Int ?? -1
+        let probe = try Subprocess.run(
+            "ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames", "-of",
+                "csv=p=0", annotated,
+            ])
+        #expect(Int(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == frames)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: png))
         #expect(bytes.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     }
