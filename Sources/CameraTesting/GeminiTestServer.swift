@@ -218,11 +218,10 @@ public final class GeminiTestServer: Sendable {
                 try await outbound.write(.binary(ByteBuffer(string: #"{"setupComplete": {}}"#)))
                 continue
             }
-            guard setUp, let content = (object["clientContent"] ?? object["client_content"]) as? [String: Any] else {
+            guard setUp, (object["clientContent"] ?? object["client_content"]) is [String: Any] else {
                 try await outbound.close(.policyViolation, reason: "setup must be the first message")
                 return
             }
-            _ = content
             let (behavior, text) = state.withLock { state -> (Behavior, String) in
                 state.liveTurns += 1
                 return (state.behavior, state.modelText)

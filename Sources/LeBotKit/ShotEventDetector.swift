@@ -259,8 +259,7 @@ public final class ShotEventDetector {
                 }
                 attempt = current
             } else if time - current.lastSeen > configuration.lostTimeout {
-                if let crossing = current.crossing {
-                    _ = crossing
+                if current.crossing != nil {
                     decided.append(
                         finish(current, .indeterminate, "went through the rim line but was not seen below it", at: time)
                     )

@@ -1,9 +1,5 @@
 import CameraCommon
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// How a line is spoken: faster and higher after a make, calmer after a miss.
 public struct SpeechStyle: Sendable, Equatable {
     public var voice: String
@@ -58,25 +54,14 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
     }
 
     private func run(_ arguments: [String]) throws(MediaError) {
-        let command = [executable] + arguments
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw MediaError(
-                .unsupported, operation: "speak",
-                message: "could not run \(executable): \(String(cString: strerror(spawned))) (install espeak-ng)")
+        let exit: ChildProcess.Exit
+        do {
+            exit = try ChildProcess.run([executable] + arguments, silenceErrors: true)
+        } catch {
+            throw MediaError(.unsupported, operation: "speak", message: "\(error.message) (install espeak-ng)")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        guard status == 0 else {
-            throw MediaError(.other, operation: "speak", message: "\(executable) failed with status \(status)")
+        guard exit.status == 0 else {
+            throw MediaError(.other, operation: "speak", message: "\(executable) failed with status \(exit.status)")
         }
     }
 }

@@ -192,26 +192,13 @@ struct Measurement {
     var peakKilobytes: Int
 
     static func run(_ command: [String]) throws -> Measurement {
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let started = Date()
-        let spawned = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw ValidationError("could not start \(command[0]): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        wait4(pid, &status, 0, &usage)
+        let exit = try ChildProcess.run(command)
         let wall = Date().timeIntervalSince(started)
-        guard status == 0 else {
-            throw ValidationError("\(command.joined(separator: " ")) failed with status \(status)")
+        guard exit.status == 0 else {
+            throw ValidationError("\(command.joined(separator: " ")) failed with status \(exit.status)")
         }
-        return Measurement(wallSeconds: wall, peakKilobytes: Int(usage.ru_maxrss))
+        return Measurement(wallSeconds: wall, peakKilobytes: exit.peakKilobytes)
     }
 }
 

@@ -241,7 +241,7 @@ struct LiveCommand: AsyncParsableCommand {
                         try? session.analysisFinished(answer.response, at: time)
                         let line = ShotLine(shot, answer, stats: session.stats)
                         if printJSONLines {
-                            if let text = try? JSON.encode(line) { print(text.replacing("\n", with: "")) }
+                            printJSONLine(line)
                         } else {
                             print(
                                 "shot \(shot.number) at \(clock(shot.releaseTime)): \(shot.outcome.rawValue.lowercased())  —  \(session.stats.makes)/\(session.stats.attempts)  \(answer.response.tip ?? "")"
@@ -258,13 +258,11 @@ struct LiveCommand: AsyncParsableCommand {
         // Answers that arrive after the last frame.
         for (shot, answer) in await coach.drain() {
             try? session.analysisFinished(answer.response, at: summary.duration)
-            if printJSONLines, let text = try? JSON.encode(ShotLine(shot, answer, stats: session.stats)) {
-                print(text.replacing("\n", with: ""))
-            }
+            if printJSONLines { printJSONLine(ShotLine(shot, answer, stats: session.stats)) }
         }
         let stats = session.stats
         if json {
-            if let text = try? JSON.encode(stats) { print(text.replacing("\n", with: "")) }
+            printJSONLine(stats)
         } else {
             print(
                 "Session: \(stats.makes) of \(stats.attempts) made, best streak \(stats.bestStreak), \(clock(summary.duration)) of video."
@@ -314,4 +312,9 @@ final class Coach: Sendable {
         }
         return takeAnswers()
     }
+}
+
+/// One JSON object per line (pretty JSON folded), for `--json` streams that scripts read line by line.
+func printJSONLine<T: Encodable>(_ value: T) {
+    if let text = try? JSON.encode(value) { print(text.replacing("\n", with: "")) }
 }
