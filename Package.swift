@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "cgame", targets: ["cgame"]),
         .executable(name: "watchbox", targets: ["watchbox"]),
         .executable(name: "lebot", targets: ["lebot"]),
+        .executable(name: "cameracore-server", targets: ["cameracore-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -30,7 +31,7 @@ let package = Package(
         // WatchBox: SQLite (camera store), AES-GCM and Digest hashes (credentials, RTSP auth), and
         // SwiftNIO (RTSP probing, ONVIF, port scans). The server reuses all three.
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // LeBot: HTTPS to Gemini's REST API, and the Live API's WebSocket (wss). Hummingbird serves
         // the Gemini-compatible test server now and the CameraCore server later.
@@ -39,6 +40,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The server: bcrypt password hashes, signed session tokens and Sign in with Apple (JWKS),
+        // and PostgreSQL when DATABASE_URL names one (SQLite through GRDB otherwise).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // FFmpeg's libraries, found with pkg-config (Debian: libav*-dev). The shim header adds the
@@ -89,7 +95,7 @@ let package = Package(
         ),
         .target(
             name: "CGameKit",
-            dependencies: ["CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract"],
+            dependencies: ["CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "NetworkSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -199,6 +205,48 @@ let package = Package(
                 "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
                 "CGameKit", "WatchBoxKit", "LeBotKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The one server: accounts, CGame sync, the LeBot AI proxy, the WatchBox API and live view,
+        // and the web UI (static files in Public/, no build step).
+        .target(
+            name: "CameraServer",
+            dependencies: [
+                "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "WatchBoxKit", "LeBotKit", "NetworkSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Public")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cameracore-server",
+            dependencies: [
+                "CameraServer", "CommandLineSupport", "CameraCommon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CameraServerTests",
+            dependencies: [
+                "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "CameraTesting", "NetworkSupport",
+                "WatchBoxKit",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -123,3 +123,8 @@ public struct TextTable {
         return lines.joined(separator: "\n")
     }
 }
+
+/// Pushes out what `print` buffered (standard output is fully buffered when it is a pipe).
+public func flushStandardOutput() {
+    fflush(nil)
+}

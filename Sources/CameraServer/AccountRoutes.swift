@@ -1,0 +1,95 @@
+import CameraCommon
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+struct Credentials: Decodable {
+    var email: String
+    var password: String
+}
+
+struct AppleSignIn: Decodable {
+    var identityToken: String
+}
+
+struct RefreshRequest: Decodable {
+    var refreshToken: String?
+}
+
+extension CameraServer {
+    var authRoutes: [Route] {
+        [
+            Route(method: .post, path: "/api/auth/signup", access: .anyone, summary: "Create an account") {
+                request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(Credentials.self, from: request, context: context)
+                return try self.signedIn(
+                    try await self.auth.signUp(email: body.email, password: body.password), .created)
+            },
+            Route(method: .post, path: "/api/auth/login", access: .anyone, summary: "Sign in with e-mail and password")
+            {
+                request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(Credentials.self, from: request, context: context)
+                return try self.signedIn(try await self.auth.logIn(email: body.email, password: body.password))
+            },
+            Route(method: .post, path: "/api/auth/apple", access: .anyone, summary: "Sign in with Apple") {
+                request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(AppleSignIn.self, from: request, context: context)
+                return try self.signedIn(try await self.auth.signInWithApple(identityToken: body.identityToken))
+            },
+            Route(
+                method: .post, path: "/api/auth/refresh", access: .anyone,
+                summary: "New tokens for a refresh token (body or cookie)"
+            ) { request, context in
+                let body = try? await decode(RefreshRequest.self, from: request, context: context)
+                guard let token = body?.refreshToken ?? request.cookies[Self.refreshCookie]?.value else {
+                    throw APIError(.unauthorized, "no refresh token")
+                }
+                return try self.signedIn(try await self.auth.refresh(token))
+            },
+            Route(method: .post, path: "/api/auth/logout", access: .user, summary: "Sign out (revokes the session)") {
+                _, context in
+                try await self.auth.logOut(sessionID: context.sessionID ?? "")
+                var response = Response(status: .noContent)
+                for name in [Self.sessionCookie, Self.refreshCookie] {
+                    response.setCookie(
+                        Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+                }
+                return response
+            },
+            Route(method: .get, path: "/api/me", access: .user, summary: "The signed-in user") { _, context in
+                guard let user = try await self.store.user(id: try context.user()) else {
+                    throw APIError(.unauthorized, "the account no longer exists")
+                }
+                return try json(user)
+            },
+        ]
+    }
+
+    static let refreshCookie = "cc_refresh"
+
+    func limitSignIn(_ context: AppContext) throws {
+        let (allowed, wait) = signInLimiter.allow(context.remoteAddress)
+        guard allowed else {
+            throw APIError(
+                .tooManyRequests, "too many sign-in attempts; try again in \(wait) s", headers: [.retryAfter: "\(wait)"]
+            )
+        }
+    }
+
+    /// The tokens as JSON (apps) and as HttpOnly, SameSite=Strict cookies (the web UI).
+    func signedIn(_ tokens: SessionTokens, _ status: HTTPResponse.Status = .ok) throws -> Response {
+        var response = try json(tokens, status: status)
+        response.setCookie(
+            Cookie(
+                name: Self.sessionCookie, value: tokens.accessToken, maxAge: Int(configuration.accessTokenSeconds),
+                path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(
+            Cookie(
+                name: Self.refreshCookie, value: tokens.refreshToken, maxAge: Int(configuration.refreshTokenSeconds),
+                path: "/api/auth", httpOnly: true, sameSite: .strict))
+        return response
+    }
+}

@@ -1,0 +1,463 @@
+import CameraCommon
+import CameraIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import Synchronization
+import WatchBoxKit
+
+/// The WatchBox API: cameras per user (passwords only in the credential store), health, snapshots,
+/// discovery and scans inside the configured networks, and live view.
+final class CameraService: Sendable {
+    let store: ServerStore
+    let credentials: FileCredentialStore
+    let allowed: [IPv4Network]
+    let manager: StreamManager
+    let tables = Tables()
+
+    /// Live hubs and recent health events per camera (a class, so the stream manager's callbacks
+    /// can hold it).
+    final class Tables: Sendable {
+        let hubs = Mutex<[UUID: LiveHub]>([:])
+        let events = Mutex<[UUID: [HealthEvent]]>([:])
+    }
+
+    init(store: ServerStore, configuration: ServerConfiguration) throws(MediaError) {
+        self.store = store
+        credentials = try FileCredentialStore(directory: configuration.dataDirectory + "/credentials")
+        allowed = configuration.allowedNetworks.compactMap(IPv4Network.init)
+        let tables = self.tables
+        manager = StreamManager(
+            onState: { id, state in
+                let hub = tables.hubs.withLock { $0[id] }
+                hub?.stateChanged(state)
+            },
+            onHealth: { event in
+                tables.events.withLock { table in
+                    table[event.cameraID, default: []] = Array((table[event.cameraID] ?? []).suffix(19) + [event])
+                }
+            })
+    }
+
+    func stopAll() {
+        manager.stopAll()
+    }
+
+    struct Health: Codable {
+        var state: String
+        var statistics: StreamStatistics?
+        var events: [HealthEvent]
+        var viewers: Int
+    }
+
+    struct GridCell: Codable {
+        var cameraID: String
+        var name: String
+        var frame: GridLayoutCalculator.Frame
+    }
+
+    struct Grid: Codable {
+        var columns: Int
+        var cells: [GridCell]
+    }
+
+    struct DiscoveryRequest: Decodable { var timeout: Double? }
+    struct ScanRequest: Decodable {
+        var range: String
+        var ports: [Int]?
+    }
+
+    func record(_ row: SQLRow) -> CameraRecord {
+        let id = UUID(uuidString: row.string("id"))
+        let hasPassword = id.flatMap { try? credentials.password(for: $0) } != nil
+        return ServerStore.camera(row, hasPassword: hasPassword)
+    }
+
+    func owned(_ context: AppContext) async throws -> (row: SQLRow, id: UUID) {
+        let text = try pathID(context)
+        guard let id = UUID(uuidString: text),
+            let row = try await store.cameraRow(userID: try context.user(), id: id.uuidString.lowercased())
+        else { throw APIError(.notFound, "no camera \(text)") }
+        return (row, id)
+    }
+
+    /// The stream URL with credentials, for FFmpeg only (never logged, never answered).
+    func streamURL(_ row: SQLRow, id: UUID) throws -> String {
+        let url = row.string("rtsp_url")
+        guard let parts = StreamURL(url) else { throw APIError(.badRequest, "the camera's URL is not valid") }
+        let password = try credentials.password(for: id)
+        return parts.withCredentials(user: row["username"].string, password: password)
+    }
+
+    func camera(from input: CameraInput, id: UUID, existing: CameraRecord?) throws -> (Camera, password: String?) {
+        let url = input.rtspURL ?? existing?.rtspURL ?? ""
+        guard let parts = StreamURL(url), ["rtsp", "rtsps"].contains(parts.scheme.lowercased()), !parts.host.isEmpty
+        else { throw APIError(.badRequest, "rtspURL: must be rtsp://host[:port]/path") }
+        let name = (input.name ?? existing?.name ?? "").trimmingWhitespace()
+        guard !name.isEmpty, name.count <= 100 else { throw APIError(.badRequest, "name: must be 1–100 characters") }
+        let camera = Camera(
+            id: id, name: name, rtspURL: url, username: input.username ?? parts.user ?? existing?.username,
+            manufacturer: input.manufacturer ?? existing?.manufacturer, model: input.model ?? existing?.model,
+            isActive: input.isActive ?? existing?.isActive ?? true,
+            gridPosition: Int16(clamping: input.gridPosition ?? existing?.gridPosition ?? 0),
+            dateAdded: existing?.dateAdded ?? Date())
+        return (camera, input.password ?? parts.password)
+    }
+
+    func routes(server: CameraServer) -> [Route] {
+        [
+            Route(method: .get, path: "/api/cameras", access: .user, summary: "The user's cameras in grid order") {
+                _, context in
+                try json(try await self.store.cameraRows(userID: try context.user()).map(self.record))
+            },
+            Route(method: .post, path: "/api/cameras", access: .user, summary: "Add a camera (password write-only)") {
+                request, context in
+                let userID = try context.user()
+                let input = try await decode(CameraInput.self, from: request, context: context)
+                let count = try await self.store.cameraRows(userID: userID).count
+                guard count < 64 else { throw APIError(.badRequest, "at most 64 cameras per account") }
+                var (camera, password) = try self.camera(from: input, id: UUID(), existing: nil)
+                if input.gridPosition == nil { camera.gridPosition = Int16(count) }
+                do {
+                    try await self.store.insertCamera(userID: userID, camera: camera)
+                } catch let error as DatabaseFailure where error.isConflict {
+                    throw APIError(.conflict, "a camera with this URL already exists")
+                }
+                if let password, !password.isEmpty { try self.credentials.setPassword(password, for: camera.id) }
+                guard let row = try await self.store.cameraRow(userID: userID, id: camera.id.uuidString.lowercased())
+                else { throw APIError(.internalServerError, "the camera was not saved") }
+                return try json(self.record(row), status: .created)
+            },
+            Route(method: .get, path: "/api/cameras/:id", access: .user, summary: "One camera") { _, context in
+                try json(self.record(try await self.owned(context).row))
+            },
+            Route(
+                method: .put, path: "/api/cameras/:id", access: .user,
+                summary: "Change a camera (empty password removes it)"
+            ) {
+                request, context in
+                let userID = try context.user()
+                let (row, id) = try await self.owned(context)
+                let input = try await decode(CameraInput.self, from: request, context: context)
+                let (camera, password) = try self.camera(from: input, id: id, existing: self.record(row))
+                try await self.store.updateCamera(userID: userID, camera: camera)
+                if let password {
+                    if password.isEmpty {
+                        try self.credentials.removePassword(for: id)
+                    } else {
+                        try self.credentials.setPassword(password, for: id)
+                    }
+                }
+                self.restart(id)
+                guard let updated = try await self.store.cameraRow(userID: userID, id: id.uuidString.lowercased())
+                else {
+                    throw APIError(.notFound, "no camera")
+                }
+                return try json(self.record(updated))
+            },
+            Route(method: .delete, path: "/api/cameras/:id", access: .user, summary: "Remove a camera and its password")
+            {
+                _, context in
+                let (_, id) = try await self.owned(context)
+                try await self.store.deleteCamera(userID: try context.user(), id: id.uuidString.lowercased())
+                try self.credentials.removePassword(for: id)
+                self.restart(id)
+                return Response(status: .noContent)
+            },
+            Route(
+                method: .get, path: "/api/cameras/:id/health", access: .user,
+                summary: "Stream state, counters and health events"
+            ) {
+                _, context in
+                let (_, id) = try await self.owned(context)
+                let viewers = self.tables.hubs.withLock { $0[id]?.viewerCount ?? 0 }
+                return try json(
+                    Health(
+                        state: self.manager.state(id).description, statistics: self.manager.statistics(id),
+                        events: self.tables.events.withLock { $0[id] ?? [] }, viewers: viewers))
+            },
+            Route(
+                method: .get, path: "/api/cameras/:id/snapshot", access: .user,
+                summary: "A JPEG of the camera's picture now"
+            ) {
+                _, context in
+                let (row, id) = try await self.owned(context)
+                let url = try self.streamURL(row, id: id)
+                let jpeg = try await Task.detached { () throws(MediaError) -> [UInt8] in
+                    try Snapshot.jpeg(url: url, timeout: .seconds(8), width: 640)
+                }.value
+                return Response(
+                    status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+            },
+            Route(
+                method: .get, path: "/api/cameras/:id/live", access: .user,
+                summary: "Live view: fragmented MP4 over a WebSocket (one upstream per camera)", webSocket: true
+            ) { _, _ in Response(status: .badRequest) },
+            Route(
+                method: .get, path: "/api/grid", access: .user, summary: "The camera grid laid out for ?width=&height="
+            ) {
+                request, context in
+                let width = request.uri.queryParameters.get("width").flatMap { Double($0) } ?? 1280
+                let height = request.uri.queryParameters.get("height").flatMap { Double($0) } ?? 720
+                guard (100...10000).contains(width), (100...10000).contains(height) else {
+                    throw APIError(.badRequest, "width and height: 100–10000")
+                }
+                let rows = try await self.store.cameraRows(userID: try context.user()).filter {
+                    $0["is_active"].int == 1
+                }
+                let frames = GridLayoutCalculator.frames(count: rows.count, width: width, height: height)
+                return try json(
+                    Grid(
+                        columns: rows.isEmpty
+                            ? 0 : GridLayoutCalculator.columns(count: rows.count, width: width - 16, height: height),
+                        cells: zip(rows, frames).map {
+                            GridCell(cameraID: $0.string("id"), name: $0.string("name"), frame: $1)
+                        }))
+            },
+            Route(
+                method: .post, path: "/api/discovery", access: .user, summary: "ONVIF discovery on the allowed networks"
+            ) {
+                request, context in
+                let body =
+                    (try? await decode(DiscoveryRequest.self, from: request, context: context)) ?? DiscoveryRequest()
+                let interfaces = try WSDiscovery().probeInterfaces().filter { interface in
+                    IPv4Network.parse(interface.address).map { address in self.allowed.contains { $0.contains(address) }
+                    }
+                        ?? false
+                }
+                guard !interfaces.isEmpty else {
+                    throw APIError(.forbidden, "no network interface of this server is inside allowedNetworks")
+                }
+                let timeout = min(max(body.timeout ?? 3, 0.5), 10)
+                let discovery = WSDiscovery(
+                    timeout: .milliseconds(Int(timeout * 1000)), interfaces: interfaces.map(\.name))
+                let devices = try await discovery.discover().filter { device in
+                    IPv4Network.parse(device.address).map { address in self.allowed.contains { $0.contains(address) } }
+                        ?? false
+                }
+                return try json(devices)
+            },
+            Route(
+                method: .post, path: "/api/scan", access: .user,
+                summary: "RTSP port scan of a range inside the allowed networks"
+            ) {
+                request, context in
+                let body = try await decode(ScanRequest.self, from: request, context: context)
+                let range = try AddressRange(body.range)
+                let last = range.first &+ UInt32(max(range.count - 1, 0))
+                guard range.count <= 1024,
+                    self.allowed.contains(where: { $0.contains(range.first) && $0.contains(last) })
+                else {
+                    throw APIError(
+                        .forbidden,
+                        "range: \(body.range) is not inside allowedNetworks (or is larger than 1024 addresses)")
+                }
+                let ports = body.ports ?? PortScanner.defaultPorts
+                guard !ports.isEmpty, ports.count <= 16, ports.allSatisfy({ (1...65535).contains($0) }) else {
+                    throw APIError(.badRequest, "ports: 1 to 16 port numbers")
+                }
+                let findings = await PortScanner(ports: ports).scan(range)
+                return try json(findings)
+            },
+        ]
+    }
+
+    /// A changed or removed camera drops its upstream; viewers get the new stream on reconnect.
+    func restart(_ id: UUID) {
+        let hub = tables.hubs.withLock { $0.removeValue(forKey: id) }
+        hub?.close()
+        manager.stop(id)
+    }
+
+    // MARK: Live view
+
+    /// Joins (or starts) the camera's hub and forwards its init segment and fragments until the
+    /// viewer goes away. The first viewer opens the upstream; the last one closes it after 10 s.
+    func liveView(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, cameraID: UUID, url: String
+    ) async throws {
+        let hub = tables.hubs.withLock { table in
+            if let hub = table[cameraID] { return hub }
+            let hub = LiveHub(cameraID: cameraID, manager: manager)
+            table[cameraID] = hub
+            return hub
+        }
+        let (messages, viewer) = hub.join(url: url)
+        defer {
+            if hub.leave(viewer) {
+                Task {
+                    try? await Task.sleep(for: .seconds(10))
+                    if hub.viewerCount == 0 {
+                        let removed = self.tables.hubs.withLock { table -> Bool in
+                            guard table[cameraID] === hub, hub.viewerCount == 0 else { return false }
+                            table[cameraID] = nil
+                            return true
+                        }
+                        if removed {
+                            hub.close()
+                            self.manager.stop(cameraID)
+                        }
+                    }
+                }
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // The viewer sends nothing we need; reading notices when it leaves.
+                for try await _ in inbound {}
+            }
+            group.addTask {
+                for await message in messages {
+                    switch message {
+                    case .text(let text): try await outbound.write(.text(text))
+                    case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// One camera's live view: one upstream (through the StreamManager), one fragmented-MP4 muxer, and
+/// every viewer fed the same fragments. The muxer copies packets (no decoding); each fragment starts
+/// at a keyframe, so a viewer joining late starts cleanly at the next fragment.
+final class LiveHub: Sendable {
+    enum Message: Sendable {
+        case text(String)
+        case binary([UInt8])
+    }
+
+    struct State: ~Copyable {
+        var writer: MediaWriter?
+        var header: (info: String, initSegment: [UInt8])?
+        var viewers: [Int: AsyncStream<Message>.Continuation] = [:]
+        var nextViewer = 0
+        var subscription: Int?
+        var videoIndex: Int?
+        var waitingForKeyframe = true
+        var fragments = 0
+    }
+
+    let cameraID: UUID
+    let manager: StreamManager
+    private let state = Mutex(State())
+
+    init(cameraID: UUID, manager: StreamManager) {
+        self.cameraID = cameraID
+        self.manager = manager
+    }
+
+    var viewerCount: Int { state.withLock { $0.viewers.count } }
+    var fragmentCount: Int { state.withLock { $0.fragments } }
+
+    func join(url: String) -> (AsyncStream<Message>, Int) {
+        let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let (id, subscribe) = state.withLock { state -> (Int, Bool) in
+            let id = state.nextViewer
+            state.nextViewer += 1
+            state.viewers[id] = continuation
+            if let header = state.header {
+                continuation.yield(.text(header.info))
+                continuation.yield(.binary(header.initSegment))
+            }
+            return (id, state.subscription == nil)
+        }
+        if subscribe {
+            let token = manager.subscribe(cameraID) { [weak self] _, sample in self?.receive(sample) }
+            state.withLock { $0.subscription = token }
+            manager.start(cameraID, url: url, visible: true)
+        }
+        continuation.yield(.text(Self.stateMessage(manager.state(cameraID))))
+        return (stream, id)
+    }
+
+    /// Returns true when that was the last viewer.
+    func leave(_ id: Int) -> Bool {
+        state.withLock { state in
+            state.viewers.removeValue(forKey: id)?.finish()
+            return state.viewers.isEmpty
+        }
+    }
+
+    func close() {
+        let token = state.withLock { state -> Int? in
+            for viewer in state.viewers.values { viewer.finish() }
+            state.viewers = [:]
+            state.writer = nil
+            defer { state.subscription = nil }
+            return state.subscription
+        }
+        if let token { manager.unsubscribe(cameraID, token: token) }
+    }
+
+    static func stateMessage(_ streamState: StreamState) -> String {
+        let object = ["type": "state", "state": streamState.description]
+        return String(decoding: (try? JSONEncoder().encode(object)) ?? Data(), as: UTF8.self)
+    }
+
+    /// A reconnect may bring different parameters and restarted timestamps: start a new muxer, and
+    /// tell viewers (they reset their MediaSource on the next header).
+    func stateChanged(_ streamState: StreamState) {
+        let message = Self.stateMessage(streamState)
+        state.withLock { state in
+            if case .playing = streamState {
+            } else {
+                state.writer = nil
+                state.header = nil
+                state.waitingForKeyframe = true
+            }
+            for viewer in state.viewers.values { viewer.yield(.text(message)) }
+        }
+    }
+
+    private func receive(_ sample: MediaSample) {
+        guard sample.mediaType == .video else { return }
+        state.withLock { state in
+            if state.writer == nil {
+                guard sample.isKeyframe, let streams = manager.streamInfo(cameraID),
+                    let video = streams.first(where: { $0.mediaType == .video })
+                else { return }
+                guard let writer = try? MediaWriter(destination: .memory, container: .fragmentedMP4, streams: [video]),
+                    let initSegment = writer.initSegment
+                else { return }
+                state.writer = writer
+                state.videoIndex = video.index
+                let info: [String: String] = [
+                    "type": "init", "codec": Self.codec(initSegment: initSegment, name: video.codec),
+                    "width": "\(video.width ?? 0)", "height": "\(video.height ?? 0)",
+                ]
+                let text = String(decoding: (try? JSONEncoder().encode(info)) ?? Data(), as: UTF8.self)
+                state.header = (text, initSegment)
+                for viewer in state.viewers.values {
+                    viewer.yield(.text(text))
+                    viewer.yield(.binary(initSegment))
+                }
+            }
+            guard let writer = state.writer, sample.streamIndex == state.videoIndex else { return }
+            do { try writer.write(sample) } catch { return }
+            for fragment in writer.takeFragments() {
+                state.fragments += 1
+                for viewer in state.viewers.values { viewer.yield(.binary(fragment)) }
+            }
+        }
+    }
+
+    /// The MSE codec string from the init segment's `avcC` (e.g. `avc1.64001f`).
+    static func codec(initSegment: [UInt8], name: String) -> String {
+        let marker: [UInt8] = Array("avcC".utf8)
+        if initSegment.count > 8 {
+            for index in 0..<(initSegment.count - 8) where Array(initSegment[index..<(index + 4)]) == marker {
+                let profile = initSegment[index + 5]
+                let compatibility = initSegment[index + 6]
+                let level = initSegment[index + 7]
+                return "avc1." + [profile, compatibility, level].map { String(format: "%02x", $0) }.joined()
+            }
+        }
+        return name == "hevc" ? "hvc1.1.6.L93.B0" : "avc1.42e01e"
+    }
+}

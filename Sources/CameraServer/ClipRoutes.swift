@@ -1,0 +1,283 @@
+import CGameKit
+import CameraCommon
+import CameraIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where uploaded files live: `clips/{userID}/{clipID}.mp4` (the spec's Storage layout), with
+/// thumbnails beside them and reels in `reels/{userID}/`. Every name is built from ids that passed
+/// ``isValidID(_:)``, so no request can name a path outside these folders.
+struct ClipFiles: Sendable {
+    let root: String
+
+    init(root: String) throws(MediaError) {
+        self.root = root
+        for folder in ["clips", "reels", "workouts"] { try Self.folder(root + "/" + folder) }
+    }
+
+    static func folder(_ path: String) throws(MediaError) {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw MediaError(.writeFailed, operation: "create folder", message: "cannot create \(path)")
+        }
+    }
+
+    func video(userID: String, clipID: String) -> String { root + "/clips/\(userID)/\(clipID).mp4" }
+    func thumbnail(userID: String, clipID: String) -> String { root + "/clips/\(userID)/\(clipID).jpg" }
+    func reel(userID: String, reelID: String) -> String { root + "/reels/\(userID)/\(reelID).mp4" }
+    func workouts(userID: String) -> String { root + "/workouts/\(userID)" }
+
+    /// Streams a request body into `path`: a hidden temporary file first, renamed into place only
+    /// when the whole body arrived within `limit`, so a dropped or oversized upload leaves the
+    /// previous file (if any) untouched. Returns the byte count.
+    func receive(_ body: RequestBody, to path: String, limit: Int) async throws -> Int {
+        try Self.folder(AtomicFile.folder(of: path))
+        let temporary = AtomicFile.folder(of: path) + "/.upload-\(UUID().uuidString.lowercased())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw APIError(.internalServerError, "cannot store the upload") }
+        var size = 0
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+            unlink(temporary)
+        }
+        for try await buffer in body {
+            size += buffer.readableBytes
+            guard size <= limit else { throw APIError(.contentTooLarge, "the upload is larger than \(limit) bytes") }
+            let written = buffer.withUnsafeReadableBytes { bytes -> Bool in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if count <= 0 { return false }
+                    offset += count
+                }
+                return true
+            }
+            guard written else { throw APIError(.init(code: 507), "the server could not store the upload") }
+        }
+        close(descriptor)
+        closed = true
+        guard rename(temporary, path) == 0 else { throw APIError(.internalServerError, "cannot store the upload") }
+        return size
+    }
+
+    /// A file answer honouring `Range: bytes=…` (one range), as video players and resumable
+    /// downloads send.
+    func serve(_ path: String, contentType: String, request: Request, context: AppContext) async throws -> Response {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = (attributes[.size] as? NSNumber)?.intValue
+        else { throw APIError(.notFound, "no file uploaded yet") }
+        var headers: HTTPFields = [.contentType: contentType, .acceptRanges: "bytes"]
+        guard let header = request.headers[.range] else {
+            headers[.contentLength] = "\(size)"
+            guard size > 0 else { return Response(status: .ok, headers: headers) }
+            return Response(
+                status: .ok, headers: headers, body: try await FileIO().loadFile(path: path, context: context))
+        }
+        guard let range = Self.range(header, size: size) else {
+            headers[.contentRange] = "bytes */\(size)"
+            throw APIError(
+                .rangeNotSatisfiable, "range \(header) is outside the file's \(size) bytes", headers: headers)
+        }
+        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+        headers[.contentLength] = "\(range.count)"
+        return Response(
+            status: .partialContent, headers: headers,
+            body: try await FileIO().loadFile(path: path, range: range, context: context))
+    }
+
+    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` against a file of `size` bytes.
+    static func range(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        let spec = header.dropFirst(6)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let start = spec[..<dash].trimmingWhitespace()
+        let end = spec[spec.index(after: dash)...].trimmingWhitespace()
+        if start.isEmpty {
+            guard let suffix = Int(end), suffix > 0 else { return nil }
+            return max(0, size - suffix)...(size - 1)
+        }
+        guard let first = Int(start), first >= 0, first < size else { return nil }
+        if end.isEmpty { return first...(size - 1) }
+        guard let last = Int(end), last >= first else { return nil }
+        return first...min(last, size - 1)
+    }
+}
+
+struct ReelRequest: Decodable {
+    var clipIDs: [String]
+    var title: String?
+}
+
+extension CameraServer {
+    var clipRoutes: [Route] {
+        [
+            Route(method: .get, path: "/api/settings", access: .user, summary: "The user's CGame settings") {
+                _, context in
+                try json(try await self.store.settings(userID: try context.user()))
+            },
+            Route(method: .put, path: "/api/settings", access: .user, summary: "Save the user's CGame settings") {
+                request, context in
+                let settings = try await decode(UserSettings.self, from: request, context: context)
+                try settings.validate()
+                try await self.store.saveSettings(settings, userID: try context.user())
+                return try json(settings)
+            },
+            Route(method: .get, path: "/api/clips", access: .user, summary: "The user's clips, newest first") {
+                request, context in
+                let limit = request.uri.queryParameters.get("limit").flatMap { Int($0) }.map { min(max($0, 1), 500) }
+                return try json(try await self.store.clips(userID: try context.user(), limit: limit ?? 200))
+            },
+            Route(method: .get, path: "/api/clips/:id", access: .user, summary: "One clip's metadata") { _, context in
+                try json(try await self.ownedClip(context))
+            },
+            Route(
+                method: .put, path: "/api/clips/:id", access: .user,
+                summary: "Create or update a clip's metadata (idempotent by id)"
+            ) { request, context in
+                let id = try pathID(context)
+                let input = try await decode(ClipInput.self, from: request, context: context)
+                guard !input.game.trimmingWhitespace().isEmpty, input.game.count <= 100 else {
+                    throw APIError(.badRequest, "game: must be 1–100 characters")
+                }
+                guard input.duration >= 0, input.duration <= 3600, input.events.count <= 100 else {
+                    throw APIError(.badRequest, "duration must be 0–3600 s and events at most 100")
+                }
+                return try json(try await self.store.saveClip(userID: try context.user(), id: id, input: input))
+            },
+            Route(method: .delete, path: "/api/clips/:id", access: .user, summary: "Delete a clip and its files") {
+                _, context in
+                let (userID, id) = (try context.user(), try pathID(context))
+                guard try await self.store.deleteClip(userID: userID, id: id) else {
+                    throw APIError(.notFound, "no clip \(id)")
+                }
+                unlink(self.files.video(userID: userID, clipID: id))
+                unlink(self.files.thumbnail(userID: userID, clipID: id))
+                return Response(status: .noContent)
+            },
+            Route(
+                method: .put, path: "/api/clips/:id/file", access: .user,
+                summary: "Upload the clip's MP4 (streamed; a retry replaces, never duplicates)"
+            ) { request, context in
+                let clip = try await self.ownedClip(context)
+                let userID = try context.user()
+                if let length = request.headers[.contentLength].flatMap({ Int($0) }),
+                    length > self.configuration.maxClipBytes
+                {
+                    throw APIError(
+                        .contentTooLarge, "the upload is larger than \(self.configuration.maxClipBytes) bytes")
+                }
+                let path = self.files.video(userID: userID, clipID: clip.id)
+                let size = try await self.files.receive(
+                    request.body, to: path + ".new", limit: self.configuration.maxClipBytes)
+                // Only a readable video replaces what was there.
+                do {
+                    let reader = try MediaReader(.file(path + ".new"))
+                    guard reader.videoStream != nil else {
+                        throw MediaError(.invalidData, operation: "read upload", message: "no video")
+                    }
+                    reader.close()
+                } catch {
+                    unlink(path + ".new")
+                    throw APIError(.badRequest, "the upload is not a playable video")
+                }
+                rename(path + ".new", path)
+                try await self.store.markUploaded(userID: userID, id: clip.id, size: size)
+                return try json(try await self.ownedClip(context))
+            },
+            Route(
+                method: .get, path: "/api/clips/:id/file", access: .user, summary: "Download the clip (Range supported)"
+            ) {
+                request, context in
+                let clip = try await self.ownedClip(context)
+                return try await self.files.serve(
+                    self.files.video(userID: try context.user(), clipID: clip.id), contentType: "video/mp4",
+                    request: request, context: context)
+            },
+            Route(
+                method: .put, path: "/api/clips/:id/thumbnail", access: .user,
+                summary: "Upload the clip's JPEG thumbnail"
+            ) {
+                request, context in
+                let clip = try await self.ownedClip(context)
+                let userID = try context.user()
+                let path = self.files.thumbnail(userID: userID, clipID: clip.id)
+                _ = try await self.files.receive(request.body, to: path, limit: 2 << 20)
+                let url = "/api/clips/\(clip.id)/thumbnail"
+                try await self.store.setThumbnail(userID: userID, id: clip.id, url: url)
+                return try json(try await self.ownedClip(context))
+            },
+            Route(method: .get, path: "/api/clips/:id/thumbnail", access: .user, summary: "The clip's thumbnail") {
+                request, context in
+                let clip = try await self.ownedClip(context)
+                return try await self.files.serve(
+                    self.files.thumbnail(userID: try context.user(), clipID: clip.id), contentType: "image/jpeg",
+                    request: request, context: context)
+            },
+            Route(method: .post, path: "/api/reels", access: .user, summary: "Compile a reel from clips (background)") {
+                request, context in
+                let userID = try context.user()
+                let body = try await decode(ReelRequest.self, from: request, context: context)
+                guard (1...50).contains(body.clipIDs.count) else {
+                    throw APIError(.badRequest, "clipIDs: choose 1 to 50 clips")
+                }
+                var items: [VideoCompiler.Item] = []
+                for id in body.clipIDs {
+                    guard isValidID(id), let clip = try await self.store.clip(userID: userID, id: id),
+                        clip.uploadedAt != nil
+                    else { throw APIError(.badRequest, "clipIDs: \(id) is not an uploaded clip of yours") }
+                    items.append(VideoCompiler.Item(path: self.files.video(userID: userID, clipID: clip.id)))
+                }
+                let reel = try await self.store.createReel(userID: userID, clipIDs: body.clipIDs)
+                let output = self.files.reel(userID: userID, reelID: reel.id)
+                let title = body.title.map { String($0.prefix(60)) }
+                let store = self.store
+                Task.detached {
+                    do {
+                        try ClipFiles.folder(AtomicFile.folder(of: output))
+                        try VideoCompiler.compile(
+                            items, to: output, options: VideoCompiler.Options(title: title, preset: "ultrafast"))
+                        try await store.finishReel(id: reel.id, status: "ready", message: nil)
+                    } catch {
+                        try? await store.finishReel(id: reel.id, status: "failed", message: "\(error)")
+                    }
+                }
+                return try json(reel, status: .accepted)
+            },
+            Route(method: .get, path: "/api/reels/:id", access: .user, summary: "A reel's status") { _, context in
+                try json(try await self.ownedReel(context))
+            },
+            Route(method: .get, path: "/api/reels/:id/file", access: .user, summary: "Download a finished reel") {
+                request, context in
+                let reel = try await self.ownedReel(context)
+                guard reel.status == "ready" else { throw APIError(.conflict, "the reel is \(reel.status)") }
+                return try await self.files.serve(
+                    self.files.reel(userID: try context.user(), reelID: reel.id), contentType: "video/mp4",
+                    request: request, context: context)
+            },
+        ]
+    }
+
+    /// The clip named in the path if it is the caller's; otherwise 404 (the same answer whether it
+    /// exists for someone else or not at all).
+    func ownedClip(_ context: AppContext) async throws -> Clip {
+        let id = try pathID(context)
+        guard let clip = try await store.clip(userID: try context.user(), id: id) else {
+            throw APIError(.notFound, "no clip \(id)")
+        }
+        return clip
+    }
+
+    func ownedReel(_ context: AppContext) async throws -> Reel {
+        let id = try pathID(context)
+        guard let reel = try await store.reel(userID: try context.user(), id: id) else {
+            throw APIError(.notFound, "no reel \(id)")
+        }
+        return reel
+    }
+}

@@ -1,0 +1,197 @@
+import CameraCommon
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Everything the server can be told. Defaults first, then a JSON file (same keys), then
+/// environment variables; the command line applies last.
+public struct ServerConfiguration: Sendable, Codable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// SQLite database, clip files, credentials and the signing key live here.
+    public var dataDirectory = "data"
+    /// `postgres://user:password@host:port/database`; SQLite in ``dataDirectory`` when nil.
+    public var databaseURL: String?
+    /// The server's Gemini API key; it never leaves the server. Without it the AI routes answer 503.
+    public var geminiAPIKey: String?
+    public var geminiBaseURL = "https://generativelanguage.googleapis.com"
+    public var geminiModel = "gemini-2.0-flash"
+    /// Sign in with Apple: where Apple's public keys are (cached) and the app's client id (the
+    /// token's audience).
+    public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
+    public var appleClientID = "com.cameracore.app"
+    /// HMAC key for session tokens; read from (or created in) `dataDirectory/session.key` when nil.
+    public var sessionSecret: String?
+    public var accessTokenSeconds = 900.0
+    public var refreshTokenSeconds = 30 * 86400.0
+    /// Largest clip upload (bytes).
+    public var maxClipBytes = 512 * 1024 * 1024
+    /// Largest workout video for LeBot analysis (bytes).
+    public var maxWorkoutBytes = 1024 * 1024 * 1024
+    /// Largest JSON body (analyze-shot images travel inside it).
+    public var maxJSONBytes = 8 * 1024 * 1024
+    /// Networks the server may probe for cameras (discovery interfaces and scan ranges must fall
+    /// inside one). Empty: discovery and scans are off.
+    public var allowedNetworks: [String] = ["127.0.0.0/8"]
+    /// Requests per minute per user (AI routes) or per address (sign-in routes).
+    public var ephemeralTokensPerMinute = 10
+    public var analyzeShotsPerMinute = 30
+    public var signInsPerMinute = 20
+    /// Created at start when set and missing, so `make run` has a login to show.
+    public var demoEmail: String?
+    public var demoPassword: String?
+    /// bcrypt cost (tests lower it; 10 is about 70 ms a hash on this machine).
+    public var bcryptCost = 10
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, dataDirectory, databaseURL, geminiAPIKey, geminiBaseURL, geminiModel, appleJWKSURL,
+            appleClientID, sessionSecret, accessTokenSeconds, refreshTokenSeconds, maxClipBytes, maxWorkoutBytes,
+            maxJSONBytes, allowedNetworks, ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute,
+            demoEmail, demoPassword, bcryptCost
+    }
+
+    public init(from decoder: any Decoder) throws {
+        // Every key optional: a file names only what it changes.
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ServerConfiguration()
+        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
+            try container.decodeIfPresent(T.self, forKey: key) ?? fallback
+        }
+        host = try value(.host, defaults.host)
+        port = try value(.port, defaults.port)
+        dataDirectory = try value(.dataDirectory, defaults.dataDirectory)
+        databaseURL = try container.decodeIfPresent(String.self, forKey: .databaseURL)
+        geminiAPIKey = try container.decodeIfPresent(String.self, forKey: .geminiAPIKey)
+        geminiBaseURL = try value(.geminiBaseURL, defaults.geminiBaseURL)
+        geminiModel = try value(.geminiModel, defaults.geminiModel)
+        appleJWKSURL = try value(.appleJWKSURL, defaults.appleJWKSURL)
+        appleClientID = try value(.appleClientID, defaults.appleClientID)
+        sessionSecret = try container.decodeIfPresent(String.self, forKey: .sessionSecret)
+        accessTokenSeconds = try value(.accessTokenSeconds, defaults.accessTokenSeconds)
+        refreshTokenSeconds = try value(.refreshTokenSeconds, defaults.refreshTokenSeconds)
+        maxClipBytes = try value(.maxClipBytes, defaults.maxClipBytes)
+        maxWorkoutBytes = try value(.maxWorkoutBytes, defaults.maxWorkoutBytes)
+        maxJSONBytes = try value(.maxJSONBytes, defaults.maxJSONBytes)
+        allowedNetworks = try value(.allowedNetworks, defaults.allowedNetworks)
+        ephemeralTokensPerMinute = try value(.ephemeralTokensPerMinute, defaults.ephemeralTokensPerMinute)
+        analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
+        signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
+        demoEmail = try container.decodeIfPresent(String.self, forKey: .demoEmail)
+        demoPassword = try container.decodeIfPresent(String.self, forKey: .demoPassword)
+        bcryptCost = try value(.bcryptCost, defaults.bcryptCost)
+    }
+
+    /// The environment variables read, and what they set.
+    public static let environmentVariables: [(name: String, meaning: String)] = [
+        ("CAMERACORE_HOST", "address to listen on"), ("CAMERACORE_PORT", "port"),
+        ("CAMERACORE_DATA", "data directory"), ("DATABASE_URL", "PostgreSQL URL (SQLite when unset)"),
+        ("GEMINI_API_KEY", "Gemini API key (server only)"), ("GEMINI_BASE_URL", "Gemini API base URL"),
+        ("APPLE_JWKS_URL", "Sign in with Apple key set URL"), ("APPLE_CLIENT_ID", "Sign in with Apple audience"),
+        ("CAMERACORE_SESSION_SECRET", "session token signing key"),
+        ("CAMERACORE_ALLOWED_NETWORKS", "comma-separated CIDRs the server may probe"),
+    ]
+
+    /// Applies the environment variables that are set.
+    public mutating func apply(environment: [String: String]) throws(MediaError) {
+        func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let value = text("CAMERACORE_HOST") { host = value }
+        if let value = text("CAMERACORE_PORT") {
+            guard let number = Int(value), (0...65535).contains(number) else {
+                throw MediaError(
+                    .invalidArgument, operation: "read CAMERACORE_PORT", message: "\"\(value)\" is not a port number")
+            }
+            port = number
+        }
+        if let value = text("CAMERACORE_DATA") { dataDirectory = value }
+        if let value = text("DATABASE_URL") { databaseURL = value }
+        if let value = text("GEMINI_API_KEY") { geminiAPIKey = value }
+        if let value = text("GEMINI_BASE_URL") { geminiBaseURL = value }
+        if let value = text("APPLE_JWKS_URL") { appleJWKSURL = value }
+        if let value = text("APPLE_CLIENT_ID") { appleClientID = value }
+        if let value = text("CAMERACORE_SESSION_SECRET") { sessionSecret = value }
+        if let value = text("CAMERACORE_ALLOWED_NETWORKS") {
+            allowedNetworks = value.split(separator: ",").map { String($0).trimmingWhitespace() }
+        }
+    }
+
+    /// Reads a JSON file; the error names the file and the key that was wrong.
+    public static func load(file path: String) throws(MediaError) -> ServerConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MediaError(.notFound, operation: "read configuration", message: "\(path) does not exist")
+        }
+        do {
+            return try JSONDecoder().decode(ServerConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw MediaError(.invalidArgument, operation: "read configuration \(path)", message: Self.describe(error))
+        } catch {
+            throw MediaError(.invalidArgument, operation: "read configuration \(path)", message: "not JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): wrong type"
+        case .dataCorrupted(let context):
+            context.codingPath.isEmpty
+                ? "not valid JSON" : "\(context.codingPath.map(\.stringValue).joined(separator: ".")): invalid value"
+        default: "not a configuration object"
+        }
+    }
+
+    /// Checks what could only fail later; messages name the field.
+    public func validate() throws(MediaError) {
+        let operation = "check configuration"
+        for network in allowedNetworks where IPv4Network(network) == nil {
+            throw MediaError(
+                .invalidArgument, operation: operation, message: "allowedNetworks: \"\(network)\" is not an IPv4 CIDR")
+        }
+        for (name, value) in [
+            ("maxClipBytes", maxClipBytes), ("maxWorkoutBytes", maxWorkoutBytes), ("maxJSONBytes", maxJSONBytes),
+            ("ephemeralTokensPerMinute", ephemeralTokensPerMinute), ("analyzeShotsPerMinute", analyzeShotsPerMinute),
+            ("signInsPerMinute", signInsPerMinute),
+        ] where value <= 0 {
+            throw MediaError(.invalidArgument, operation: operation, message: "\(name): must be positive")
+        }
+        guard (4...31).contains(bcryptCost) else {
+            throw MediaError(.invalidArgument, operation: operation, message: "bcryptCost: must be 4…31")
+        }
+    }
+}
+
+/// An IPv4 network in CIDR form.
+public struct IPv4Network: Sendable, Equatable {
+    public var address: UInt32
+    public var prefix: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let address = Self.parse(String(parts[0])) else { return nil }
+        let prefix = parts.count == 2 ? Int(parts[1]) : 32
+        guard let prefix, (0...32).contains(prefix) else { return nil }
+        self.address = address & Self.mask(prefix)
+        self.prefix = prefix
+    }
+
+    static func mask(_ prefix: Int) -> UInt32 { prefix == 0 ? 0 : UInt32.max << UInt32(32 - prefix) }
+
+    public static func parse(_ text: String) -> UInt32? {
+        let octets = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for octet in octets {
+            guard octet.count <= 3, let byte = UInt8(octet) else { return nil }
+            value = value << 8 | UInt32(byte)
+        }
+        return value
+    }
+
+    public func contains(_ address: UInt32) -> Bool { address & Self.mask(prefix) == self.address }
+
+    /// Whether every address of `other` is inside this network.
+    public func contains(_ other: IPv4Network) -> Bool { other.prefix >= prefix && contains(other.address) }
+}
