@@ -242,11 +242,15 @@ let package = Package(
             name: "CameraServerTests",
             dependencies: [
                 "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "CameraTesting", "NetworkSupport",
-                "WatchBoxKit",
+                "WatchBoxKit", "LeBotKit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -45,6 +45,7 @@ public final class GeminiTestServer: Sendable {
         var liveSetups = 0
         var liveTurns = 0
         var proxyCalls = 0
+        var tokenRequests = 0
         var lastRequestKeys: [String] = []
     }
 
@@ -64,6 +65,8 @@ public final class GeminiTestServer: Sendable {
     public var liveSetups: Int { state.withLock { $0.liveSetups } }
     public var liveTurns: Int { state.withLock { $0.liveTurns } }
     public var proxyCalls: Int { state.withLock { $0.proxyCalls } }
+    /// Calls to `v1alpha/auth_tokens` that got a token.
+    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
     /// Top-level keys of the last REST request body.
     public var lastRequestKeys: [String] { state.withLock { $0.lastRequestKeys } }
 
@@ -83,6 +86,26 @@ public final class GeminiTestServer: Sendable {
         let router = Router()
         router.post("/v1beta/models/:action") { request, _ -> Response in
             try await self.generateContent(request)
+        }
+        // Google's token provisioning (v1alpha auth_tokens): API key in, `{name}` out; the name is the
+        // token the Live endpoint then accepts as `access_token`.
+        router.post("/v1alpha/auth_tokens") { request, _ -> Response in
+            let key = request.headers[HTTPField.Name("x-goog-api-key")!] ?? request.uri.queryParameters["key"].map(String.init)
+            guard key == self.apiKey else { return Self.error(401, "UNAUTHENTICATED", "API key not valid") }
+            if case .status(let code) = self.state.withLock({ $0.behavior }) {
+                return Self.error(code, "UNAVAILABLE", "forced")
+            }
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+            guard let uses = object?["uses"] as? Int, uses >= 1, let expireTime = object?["expireTime"] as? String,
+                let expiry = ISO8601DateFormatter().date(from: expireTime)
+            else { return Self.error(400, "INVALID_ARGUMENT", "uses and expireTime are required") }
+            let name = "auth_tokens/\(UUID().uuidString.lowercased())"
+            self.state.withLock {
+                $0.tokens[name] = expiry
+                $0.tokenRequests += 1
+            }
+            return Self.json(200, ["name": name, "uses": uses, "expireTime": expireTime])
         }
         router.post("/api/ephemeral-token") { request, _ -> Response in
             guard self.bearerOK(request) else {

@@ -1,0 +1,102 @@
+import CameraCommon
+import CameraServer
+import CameraTesting
+import Foundation
+import NIOHTTP1
+import NetworkSupport
+import Testing
+
+func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "server-tests-" + UUID().uuidString.lowercased()
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A server on a free loopback port with its own data directory, and a small HTTP client for it.
+final class TestServer: Sendable {
+    let server: CameraServer
+    let port: Int
+    let directory: String
+
+    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = try temporaryDirectory()
+        configuration.bcryptCost = 4
+        configuration.allowedNetworks = ["127.0.0.0/8"]
+        if let url = ProcessInfo.processInfo.environment["CAMERACORE_TEST_DATABASE_URL"], !url.isEmpty {
+            configuration.databaseURL = url
+        }
+        adjust(&configuration)
+        let server = try await CameraServer(configuration: configuration)
+        let port = try await server.start()
+        return TestServer(server: server, port: port, directory: configuration.dataDirectory)
+    }
+
+    private init(server: CameraServer, port: Int, directory: String) {
+        self.server = server
+        self.port = port
+        self.directory = directory
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    func stop() async { await server.stop() }
+
+    struct Reply {
+        var status: Int
+        var body: [UInt8]
+        var headers: [(name: String, value: String)]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+        var array: [[String: Any]] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [[String: Any]] ?? [] }
+        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+    }
+
+    func request(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, json: Any? = nil, body: [UInt8]? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Reply {
+        var fields = headers
+        var bytes = body ?? []
+        if let json {
+            bytes = Array(try JSONSerialization.data(withJSONObject: json))
+            fields.append(("Content-Type", "application/json"))
+        }
+        if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        let response = try await HTTPExchange.send(
+            method, url: HTTPURL(base + path)!, headers: fields, body: bytes, timeout: .seconds(60), limit: 256 << 20)
+        return Reply(status: response.status, body: response.body, headers: response.headers)
+    }
+
+    /// Signs up a new user and returns the access token.
+    func user(_ name: String = UUID().uuidString.lowercased()) async throws -> (token: String, refresh: String, id: String) {
+        let reply = try await request(
+            .POST, "/api/auth/signup", json: ["email": "\(name)@example.com", "password": "password-\(name)"])
+        #expect(reply.status == 201, "\(reply.text)")
+        let user = reply.object["user"] as? [String: Any] ?? [:]
+        return (
+            reply.object["accessToken"] as? String ?? "", reply.object["refreshToken"] as? String ?? "",
+            user["id"] as? String ?? ""
+        )
+    }
+}
+
+/// A small H.264 MP4 and JPEG made by the ffmpeg command line, shared by the tests.
+enum ServerMedia {
+    static let folder: String = (try? temporaryDirectory()) ?? "/tmp"
+    static let clip: Result<[UInt8], any Error> = Result {
+        let video = try TestMedia.lavfi(in: folder, name: "clip.mp4", width: 320, height: 240, seconds: 2)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: video.path)))
+    }
+    static let jpeg: Result<[UInt8], any Error> = Result {
+        let path = folder + "/thumb.jpg"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90", "-frames:v", "1", path])
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+nonisolated(unsafe) let clipMetadata: [String: Any] = [
+    "game": "Fortnite", "events": ["Kill", "Kill"], "timestamp": "2026-11-20T18:30:00Z", "duration": 2.0,
+]
