@@ -95,7 +95,9 @@ let package = Package(
         ),
         .target(
             name: "CGameKit",
-            dependencies: ["CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "NetworkSupport"],
+            dependencies: [
+                "CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "NetworkSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

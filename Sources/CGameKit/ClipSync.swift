@@ -112,7 +112,8 @@ public struct ClipSync: Sendable {
         guard file.status == 200, let confirmed = try? JSONDecoder().decode(Confirmed.self, from: Data(file.body)),
             confirmed.size == video.count
         else {
-            throw MediaError(.network, operation: operation, message: "the server did not confirm the file: \(Self.message(file))")
+            throw MediaError(
+                .network, operation: operation, message: "the server did not confirm the file: \(Self.message(file))")
         }
         if let thumbnail = clip.thumbnailPath, let jpeg = FileManager.default.contents(atPath: thumbnail) {
             // A missing thumbnail is not worth keeping the clip pending for.

@@ -90,7 +90,9 @@ public final class GeminiTestServer: Sendable {
         // Google's token provisioning (v1alpha auth_tokens): API key in, `{name}` out; the name is the
         // token the Live endpoint then accepts as `access_token`.
         router.post("/v1alpha/auth_tokens") { request, _ -> Response in
-            let key = request.headers[HTTPField.Name("x-goog-api-key")!] ?? request.uri.queryParameters["key"].map(String.init)
+            let key =
+                request.headers[HTTPField.Name("x-goog-api-key")!]
+                ?? request.uri.queryParameters["key"].map(String.init)
             guard key == self.apiKey else { return Self.error(401, "UNAUTHENTICATED", "API key not valid") }
             if case .status(let code) = self.state.withLock({ $0.behavior }) {
                 return Self.error(code, "UNAVAILABLE", "forced")

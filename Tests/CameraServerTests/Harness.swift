@@ -70,7 +70,9 @@ final class TestServer: Sendable {
     }
 
     /// Signs up a new user and returns the access token.
-    func user(_ name: String = UUID().uuidString.lowercased()) async throws -> (token: String, refresh: String, id: String) {
+    func user(_ name: String = UUID().uuidString.lowercased()) async throws -> (
+        token: String, refresh: String, id: String
+    ) {
         let reply = try await request(
             .POST, "/api/auth/signup", json: ["email": "\(name)@example.com", "password": "password-\(name)"])
         #expect(reply.status == 201, "\(reply.text)")
@@ -92,7 +94,11 @@ enum ServerMedia {
     static let jpeg: Result<[UInt8], any Error> = Result {
         let path = folder + "/thumb.jpg"
         _ = try Subprocess.run(
-            "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90", "-frames:v", "1", path])
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90", "-frames:v",
+                "1", path,
+            ])
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

@@ -19,15 +19,20 @@ struct ServerTests {
         let server = try await TestServer.start { $0.sessionSecret = secret }
         defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
-        #expect(try await server.request(.GET, "/api/me", token: alice.token).object["email"] as? String == "alice@example.com")
+        #expect(
+            try await server.request(.GET, "/api/me", token: alice.token).object["email"] as? String
+                == "alice@example.com")
 
         // Same e-mail again: 409; wrong password: 401 with no hint which part was wrong.
-        let again = try await server.request(.POST, "/api/auth/signup", json: ["email": "ALICE@example.com", "password": "whatever-123"])
+        let again = try await server.request(
+            .POST, "/api/auth/signup", json: ["email": "ALICE@example.com", "password": "whatever-123"])
         #expect(again.status == 409)
-        let wrong = try await server.request(.POST, "/api/auth/login", json: ["email": "alice@example.com", "password": "nope-nope-nope"])
+        let wrong = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "alice@example.com", "password": "nope-nope-nope"])
         #expect(wrong.status == 401)
         #expect(wrong.text.contains("wrong e-mail or password"))
-        let login = try await server.request(.POST, "/api/auth/login", json: ["email": "alice@example.com", "password": "password-alice"])
+        let login = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "alice@example.com", "password": "password-alice"])
         #expect(login.status == 200)
         #expect(login.header("Set-Cookie")?.contains("HttpOnly") == true)
 
@@ -43,7 +48,8 @@ struct ServerTests {
         let parts = newToken.split(separator: ".").map(String.init)
         var payload = try JSONSerialization.jsonObject(with: Data(base64URL: parts[1])) as? [String: Any] ?? [:]
         payload["sub"] = "someone-else"
-        let forged = [parts[0], base64URL(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
+        let forged = [parts[0], base64URL(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(
+            separator: ".")
         #expect(try await server.request(.GET, "/api/me", token: forged).status == 401)
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
@@ -83,35 +89,54 @@ struct ServerTests {
         let b = try await server.user("intruder-b")
 
         // A's data: settings, an uploaded clip with thumbnail, a camera with a password, a reel, a workout.
-        let settings: [String: Any] = ["gameProfileName": "Apex Legends", "videoQuality": "720p", "preRollDuration": 7, "postRollDuration": 2]
+        let settings: [String: Any] = [
+            "gameProfileName": "Apex Legends", "videoQuality": "720p", "preRollDuration": 7, "postRollDuration": 2,
+        ]
         #expect(try await server.request(.PUT, "/api/settings", token: a.token, json: settings).status == 200)
         #expect(try await server.request(.PUT, "/api/clips/clip-a", token: a.token, json: clipMetadata).status == 200)
         let clip = try ServerMedia.clip.get()
         #expect(try await server.request(.PUT, "/api/clips/clip-a/file", token: a.token, body: clip).status == 200)
-        #expect(try await server.request(.PUT, "/api/clips/clip-a/thumbnail", token: a.token, body: try ServerMedia.jpeg.get()).status == 200)
+        #expect(
+            try await server.request(
+                .PUT, "/api/clips/clip-a/thumbnail", token: a.token, body: try ServerMedia.jpeg.get()
+            ).status == 200)
         let camera = try await server.request(
-            .POST, "/api/cameras", token: a.token, json: ["name": "Porch", "rtspURL": rtsp.url(), "username": rtsp.user, "password": rtsp.password])
+            .POST, "/api/cameras", token: a.token,
+            json: ["name": "Porch", "rtspURL": rtsp.url(), "username": rtsp.user, "password": rtsp.password])
         #expect(camera.status == 201, "\(camera.text)")
         let cameraID = camera.object["id"] as? String ?? ""
         let reel = try await server.request(.POST, "/api/reels", token: a.token, json: ["clipIDs": ["clip-a"]])
         #expect(reel.status == 202, "\(reel.text)")
         let reelID = reel.object["id"] as? String ?? ""
-        let workout = try await server.request(.POST, "/api/lebot/workouts?rim=0.7,0.3,0.07,0.02", token: a.token, body: clip)
+        let workout = try await server.request(
+            .POST, "/api/lebot/workouts?rim=0.7,0.3,0.07,0.02", token: a.token, body: clip)
         #expect(workout.status == 201, "\(workout.text)")
         let workoutID = workout.object["id"] as? String ?? ""
 
         // What B tries with A's ids, route by route, and what must come back.
         typealias Attempt = @Sendable () async throws -> Bool
-        func status(_ method: HTTPMethod, _ path: String, _ expected: Int, json: Any? = nil, body: [UInt8]? = nil) -> Attempt {
+        func status(_ method: HTTPMethod, _ path: String, _ expected: Int, json: Any? = nil, body: [UInt8]? = nil)
+            -> Attempt
+        {
             let payload = json.flatMap { try? JSONSerialization.data(withJSONObject: $0) }.map(Array.init)
             let headers = payload == nil ? [] : [("Content-Type", "application/json")]
-            return { try await server.request(method, path, token: b.token, body: payload ?? body, headers: headers).status == expected }
+            return {
+                try await server.request(method, path, token: b.token, body: payload ?? body, headers: headers).status
+                    == expected
+            }
         }
         let attempts: [String: Attempt] = [
-            "GET /api/me": { try await server.request(.GET, "/api/me", token: b.token).object["id"] as? String == b.id },
+            "GET /api/me": {
+                try await server.request(.GET, "/api/me", token: b.token).object["id"] as? String == b.id
+            },
             "POST /api/auth/logout": { true },  // B's own session; checked separately below
-            "GET /api/settings": { try await server.request(.GET, "/api/settings", token: b.token).object["gameProfileName"] as? String != "Apex Legends" },
-            "PUT /api/settings": status(.PUT, "/api/settings", 200, json: ["gameProfileName": "B", "videoQuality": "480p", "preRollDuration": 1, "postRollDuration": 1]),
+            "GET /api/settings": {
+                try await server.request(.GET, "/api/settings", token: b.token).object["gameProfileName"] as? String
+                    != "Apex Legends"
+            },
+            "PUT /api/settings": status(
+                .PUT, "/api/settings", 200,
+                json: ["gameProfileName": "B", "videoQuality": "480p", "preRollDuration": 1, "postRollDuration": 1]),
             "GET /api/clips": { try await server.request(.GET, "/api/clips", token: b.token).array.isEmpty },
             "GET /api/clips/{id}": status(.GET, "/api/clips/clip-a", 404),
             "DELETE /api/clips/{id}": status(.DELETE, "/api/clips/clip-a", 404),
@@ -133,12 +158,17 @@ struct ServerTests {
             "GET /api/cameras/{id}/live": status(
                 .GET, "/api/cameras/\(cameraID)/live", 404,
                 body: nil),
-            "GET /api/grid": { (try await server.request(.GET, "/api/grid", token: b.token).object["cells"] as? [Any])?.isEmpty == true },
+            "GET /api/grid": {
+                (try await server.request(.GET, "/api/grid", token: b.token).object["cells"] as? [Any])?.isEmpty == true
+            },
             // Routes that hold no per-user records: only signed-in callers (401 below).
             "POST /api/cameras": { true }, "POST /api/discovery": { true }, "POST /api/scan": { true },
-            "POST /api/ephemeral-token": { true }, "POST /api/analyze-shot": { true }, "POST /api/lebot/workouts": { true },
+            "POST /api/ephemeral-token": { true }, "POST /api/analyze-shot": { true },
+            "POST /api/lebot/workouts": { true },
             // B writes a clip under the same id: it is B's own, and A's is untouched (checked below).
-            "PUT /api/clips/{id}": status(.PUT, "/api/clips/clip-a", 200, json: ["game": "Other", "events": [], "timestamp": "2026-01-01T00:00:00Z", "duration": 1]),
+            "PUT /api/clips/{id}": status(
+                .PUT, "/api/clips/clip-a", 200,
+                json: ["game": "Other", "events": [], "timestamp": "2026-01-01T00:00:00Z", "duration": 1]),
         ]
         var unauthenticated: [String] = []
         // B's own clip-a (PUT) would make B's later DELETE legitimately succeed: that one goes last.
@@ -160,8 +190,12 @@ struct ServerTests {
         #expect(aClip["game"] as? String == "Fortnite")
         #expect(aClip["size"] as? Int == clip.count)
         #expect(try await server.request(.GET, "/api/clips/clip-a/file", token: a.token).body == clip)
-        #expect(try await server.request(.GET, "/api/settings", token: a.token).object["gameProfileName"] as? String == "Apex Legends")
-        #expect(try await server.request(.GET, "/api/cameras/\(cameraID)", token: a.token).object["name"] as? String == "Porch")
+        #expect(
+            try await server.request(.GET, "/api/settings", token: a.token).object["gameProfileName"] as? String
+                == "Apex Legends")
+        #expect(
+            try await server.request(.GET, "/api/cameras/\(cameraID)", token: a.token).object["name"] as? String
+                == "Porch")
         #expect(try await server.request(.GET, "/api/me", token: a.token).status == 200)
     }
 
@@ -182,21 +216,26 @@ struct ServerTests {
         #expect(list.first?["name"] as? String == "Double Kill")
         #expect(list.first?["storagePath"] as? String == "clips/\(user.id)/c1.mp4")
         // Too large: 413, and the earlier file is still whole.
-        let big = try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: clip + [UInt8](repeating: 0, count: 2000))
+        let big = try await server.request(
+            .PUT, "/api/clips/c1/file", token: user.token, body: clip + [UInt8](repeating: 0, count: 2000))
         #expect(big.status == 413)
         #expect(try await server.request(.GET, "/api/clips/c1/file", token: user.token).body == clip)
         // Not a video: 400, the earlier file stays.
-        let junk = try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: Array("not a video".utf8))
+        let junk = try await server.request(
+            .PUT, "/api/clips/c1/file", token: user.token, body: Array("not a video".utf8))
         #expect(junk.status == 400)
         #expect(try await server.request(.GET, "/api/clips/c1/file", token: user.token).body == clip)
         // Ranges.
-        let part = try await server.request(.GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=100-199")])
+        let part = try await server.request(
+            .GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=100-199")])
         #expect(part.status == 206)
         #expect(part.body == Array(clip[100...199]))
         #expect(part.header("Content-Range") == "bytes 100-199/\(clip.count)")
-        let tail = try await server.request(.GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=-10")])
+        let tail = try await server.request(
+            .GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=-10")])
         #expect(tail.body == Array(clip.suffix(10)))
-        let outside = try await server.request(.GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=\(clip.count + 5)-")])
+        let outside = try await server.request(
+            .GET, "/api/clips/c1/file", token: user.token, headers: [("Range", "bytes=\(clip.count + 5)-")])
         #expect(outside.status == 416)
         // Hostile ids never reach the file system.
         for id in ["..%2F..%2Fetc%2Fpasswd", "a.b", "%2e%2e", String(repeating: "x", count: 65)] {
@@ -206,12 +245,16 @@ struct ServerTests {
         let stored = try FileManager.default.subpathsOfDirectory(atPath: server.directory + "/clips")
         #expect(stored.filter { $0.hasSuffix(".mp4") } == ["\(user.id)/c1.mp4"])
         // Bad JSON names the problem.
-        let bad = try await server.request(.PUT, "/api/settings", token: user.token, json: ["gameProfileName": "X", "videoQuality": "8K", "preRollDuration": 1, "postRollDuration": 1])
+        let bad = try await server.request(
+            .PUT, "/api/settings", token: user.token,
+            json: ["gameProfileName": "X", "videoQuality": "8K", "preRollDuration": 1, "postRollDuration": 1])
         #expect(bad.status == 400)
         #expect(bad.text.contains("videoQuality"))
     }
 
-    @Test("LeBot proxy: ephemeral tokens from Gemini's auth_tokens, analyzeShot's 400/401/503, key never sent to clients, rate limits")
+    @Test(
+        "LeBot proxy: ephemeral tokens from Gemini's auth_tokens, analyzeShot's 400/401/503, key never sent to clients, rate limits"
+    )
     func lebotProxy() async throws {
         let gemini = GeminiTestServer()
         try await gemini.start()
@@ -236,15 +279,23 @@ struct ServerTests {
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
 
         let jpeg = try ServerMedia.jpeg.get()
-        let shot = try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["image": Data(jpeg).base64EncodedString()])
+        let shot = try await server.request(
+            .POST, "/api/analyze-shot", token: user.token, json: ["image": Data(jpeg).base64EncodedString()])
         #expect(shot.status == 200, "\(shot.text)")
         #expect(shot.object["outcome"] as? String == "MAKE")
         #expect(shot.object["tip"] as? String == "Great arc, keep it.")
-        #expect(try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["prompt": "no image"]).status == 400)
-        #expect(try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["image": "bm90IGFuIGltYWdl"]).status == 400)
-        #expect(try await server.request(.POST, "/api/analyze-shot", json: ["image": Data(jpeg).base64EncodedString()]).status == 401)
+        #expect(
+            try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["prompt": "no image"]).status
+                == 400)
+        #expect(
+            try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["image": "bm90IGFuIGltYWdl"])
+                .status == 400)
+        #expect(
+            try await server.request(.POST, "/api/analyze-shot", json: ["image": Data(jpeg).base64EncodedString()])
+                .status == 401)
         gemini.set(.status(500))
-        let down = try await server.request(.POST, "/api/analyze-shot", token: user.token, json: ["image": Data(jpeg).base64EncodedString()])
+        let down = try await server.request(
+            .POST, "/api/analyze-shot", token: user.token, json: ["image": Data(jpeg).base64EncodedString()])
         #expect(down.status == 503)
         #expect(!down.text.contains(gemini.apiKey))
 
@@ -289,7 +340,8 @@ struct ServerTests {
         #expect(outside.status == 403)
         let wide = try await server.request(.POST, "/api/scan", token: user.token, json: ["range": "127.0.0.0/30"])
         #expect(wide.status == 403)
-        let inside = try await server.request(.POST, "/api/scan", token: user.token, json: ["range": "127.0.0.1", "ports": [server.port]])
+        let inside = try await server.request(
+            .POST, "/api/scan", token: user.token, json: ["range": "127.0.0.1", "ports": [server.port]])
         #expect(inside.status == 200, "\(inside.text)")
         #expect(inside.array.first?["port"] as? Int == server.port)
         #expect(inside.array.first?["isRTSP"] as? Bool == false)

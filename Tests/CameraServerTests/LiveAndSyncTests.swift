@@ -1,0 +1,197 @@
+import CGameKit
+import CameraCommon
+import CameraServer
+import CameraTesting
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+import WSClient
+
+/// What one live-view viewer received.
+struct ViewerLog: Sendable {
+    var texts: [String] = []
+    var binaries: [[UInt8]] = []
+    var boxes: [String] { binaries.map { $0.count >= 8 ? String(decoding: $0[4..<8], as: UTF8.self) : "" } }
+}
+
+/// Connects to the live view with the session token and collects messages until `fragments`
+/// fragments arrived (or the deadline).
+func watch(base: String, cameraID: String, token: String, fragments: Int, seconds: Double = 20) async throws
+    -> ViewerLog
+{
+    final class Box: Sendable { let log = Mutex(ViewerLog()) }
+    let box = Box()
+    let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/api/cameras/\(cameraID)/live"
+    let logger: Logger = {
+        var logger = Logger(label: "viewer")
+        logger.logLevel = .critical
+        return logger
+    }()
+    let configuration = WebSocketClientConfiguration(
+        maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"], closeTimeout: .seconds(1))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 1 << 24) {
+                    let done = box.log.withLock { log -> Bool in
+                        switch message {
+                        case .text(let text): log.texts.append(text)
+                        case .binary(let buffer): log.binaries.append(Array(buffer.readableBytesView))
+                        }
+                        return log.boxes.filter { $0 == "moof" || $0 == "styp" }.count >= fragments
+                    }
+                    if done { return }
+                }
+            }
+        }
+        group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+        try await group.next()
+        group.cancelAll()
+    }
+    return box.log.withLock { $0 }
+}
+
+@Suite("Server live view and sync", .serialized)
+struct LiveAndSyncTests {
+    @Test("live view: fMP4 over a WebSocket, two viewers share one upstream, strangers are refused")
+    func liveView() async throws {
+        let rtsp = RTSPTestServer(auth: .digest)
+        try rtsp.start()
+        defer { rtsp.stop() }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let stranger = try await server.user()
+        let camera = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Yard", "rtspURL": rtsp.url(), "username": rtsp.user, "password": rtsp.password])
+        let id = camera.object["id"] as? String ?? ""
+        async let first = watch(base: server.base, cameraID: id, token: user.token, fragments: 3)
+        async let second = watch(base: server.base, cameraID: id, token: user.token, fragments: 3)
+        let (one, two) = try await (first, second)
+        for viewer in [one, two] {
+            let info = viewer.texts.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            .first { $0["type"] as? String == "init" }
+            #expect((info?["codec"] as? String)?.hasPrefix("avc1.") == true, "\(viewer.texts)")
+            #expect(viewer.boxes.first == "ftyp", "the init segment comes first: \(viewer.boxes.prefix(3))")
+            #expect(viewer.boxes.filter { $0 == "moof" }.count >= 3, "\(viewer.boxes)")
+        }
+        // One RTSP session for both viewers.
+        let health = try await server.request(.GET, "/api/cameras/\(id)/health", token: user.token)
+        #expect(health.object["state"] as? String == "playing")
+        let connections = try Subprocess.run("ss", ["-Htn", "state", "established", "( sport = :\(rtsp.port) )"])
+            .stdout.split(separator: "\n").count
+        #expect(connections == 1, "TCP connections to the camera: \(connections)")
+        // Someone else's token: no upgrade.
+        await #expect(throws: (any Error).self) {
+            _ = try await watch(base: server.base, cameraID: id, token: stranger.token, fragments: 1, seconds: 3)
+                .binaries.first.map { _ in throw CancellationError() }
+        }
+        let snapshot = try await server.request(.GET, "/api/cameras/\(id)/snapshot", token: user.token)
+        #expect(snapshot.status == 200)
+        #expect(snapshot.body.prefix(2) == [0xFF, 0xD8])
+    }
+
+    @Test("cgame sync uploads pending clips, clears them only after the server confirms, and keeps them on failure")
+    func cgameSync() async throws {
+        let home = try temporaryDirectory()
+        let store = try PendingClipStore(root: home)
+        let clip = try ServerMedia.clip.get()
+        for index in 0..<2 {
+            let id = "sync-\(index)"
+            try Data(clip).write(to: URL(fileURLWithPath: store.pendingVideoPath(id: id)))
+            try Data(try ServerMedia.jpeg.get()).write(to: URL(fileURLWithPath: store.pendingThumbnailPath(id: id)))
+            try store.saveClipMetadata(
+                ClipMetadata(
+                    id: id, game: "Fortnite", events: ["Kill", "Kill", "Kill"], timestamp: Date(), duration: 2,
+                    name: "Triple Kill", eventOffsets: [0.5, 1, 1.5], localPath: store.pendingVideoPath(id: id),
+                    thumbnailPath: store.pendingThumbnailPath(id: id), sourceStart: 0, sourceEnd: 2))
+        }
+        // The server is down: nothing is lost, both stay pending, exit status 1.
+        let down = try cgame(
+            [
+                "sync", "--store", home, "--server", "http://127.0.0.1:9", "--email", "x@example.com",
+                "--password-stdin",
+            ], input: "password-x\n")
+        #expect(down.status != 0)
+        #expect(store.loadPendingClipMetadata().count == 2)
+
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("syncer")
+        let run = try cgame(
+            [
+                "sync", "--store", home, "--server", server.base, "--email", "syncer@example.com", "--password-stdin",
+                "--json",
+            ],
+            input: "password-syncer\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(store.loadPendingClipMetadata().isEmpty)
+        #expect(store.loadSavedClips().count == 2)
+        let listed = try await server.request(.GET, "/api/clips", token: user.token).array
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == ["sync-0", "sync-1"])
+        #expect(listed.allSatisfy { $0["size"] as? Int == clip.count && $0["thumbnailURL"] as? String != nil })
+        // Run again: nothing pending, nothing duplicated.
+        _ = try cgame(
+            ["sync", "--store", home, "--server", server.base, "--email", "syncer@example.com", "--password-stdin"],
+            input: "password-syncer\n")
+        #expect(try await server.request(.GET, "/api/clips", token: user.token).array.count == 2)
+    }
+
+    @Test("docs/openapi.json lists exactly the server's routes, with the right security")
+    func openAPIIsTrue() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("docs/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var documented: [String: Bool] = [:]  // "GET /path" → public?
+        for (path, operations) in paths {
+            for (method, operation) in operations {
+                let security = (operation as? [String: Any])?["security"] as? [Any]
+                documented["\(method.uppercased()) \(path)"] = security?.isEmpty == true
+            }
+        }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        var actual: [String: Bool] = [:]
+        for route in server.server.routes {
+            actual["\(route.method.rawValue) \(route.openAPIPath)"] = route.access == .anyone
+        }
+        #expect(
+            Set(documented.keys).subtracting(actual.keys).isEmpty,
+            "documented but not served: \(Set(documented.keys).subtracting(actual.keys))")
+        #expect(
+            Set(actual.keys).subtracting(documented.keys).isEmpty,
+            "served but not documented: \(Set(actual.keys).subtracting(documented.keys))")
+        for (key, isPublic) in actual { #expect(documented[key] == isPublic, "\(key): security differs") }
+    }
+}
+
+/// Runs the built `cgame` next to the test bundle with `input` on standard input.
+func cgame(_ arguments: [String], input: String) throws -> (status: Int32, stdout: String, stderr: String) {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+    let process = Process()
+    process.executableURL = folder.appendingPathComponent("cgame")
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
