@@ -222,13 +222,15 @@ public final class Authenticator: Sendable {
         return (claims.sub.value, claims.sid)
     }
 
-    static func randomSecret() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
+    static func randomSecret() -> String { hex((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
-    static func digest(_ text: String) -> String {
-        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    static func digest(_ text: String) -> String { hex(SHA256.hash(data: Array(text.utf8))) }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
     }
 
     // MARK: Sign in with Apple
@@ -307,18 +309,14 @@ final class AppleKeySet: Sendable {
         let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }
         let kid = header.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0)) }?["kid"]
         let keys = try await keys(for: kid)
-        let payload: AppleIdentityToken
         do {
-            payload = try await keys.verify(token, as: AppleIdentityToken.self)
+            // jwt-kit checks the signature, issuer, expiry and that the audience is this app.
+            return try await keys.verify(token, as: AppleIdentityToken.self, expectedAudience: clientID)
         } catch let error as JWTError where error.errorType == .claimVerificationFailure {
-            throw AuthError.appleToken("the token is expired or not from Apple")
+            throw AuthError.appleToken("the token is expired, not from Apple, or for another app")
         } catch {
             throw AuthError.appleToken("the token's signature does not verify")
         }
-        guard payload.audience.value.contains(clientID) else {
-            throw AuthError.appleToken("the token is for another app")
-        }
-        return payload
     }
 }
 

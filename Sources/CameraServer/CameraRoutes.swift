@@ -69,11 +69,16 @@ final class CameraService: Sendable {
         var ports: [Int]?
     }
 
-    func record(_ row: SQLRow) -> CameraRecord {
-        let id = UUID(uuidString: row.string("id"))
-        let hasPassword = id.flatMap { try? credentials.password(for: $0) } != nil
-        return ServerStore.camera(row, hasPassword: hasPassword)
+    /// The API form of camera rows; the credential store is read once for all of them.
+    func records(_ rows: [SQLRow]) throws -> [CameraRecord] {
+        let withPasswords = try credentials.camerasWithPasswords()
+        return rows.map { row in
+            ServerStore.camera(
+                row, hasPassword: UUID(uuidString: row.string("id")).map(withPasswords.contains) ?? false)
+        }
     }
+
+    func record(_ row: SQLRow) throws -> CameraRecord { try records([row])[0] }
 
     func owned(_ context: AppContext) async throws -> (row: SQLRow, id: UUID) {
         let text = try pathID(context)
@@ -110,7 +115,7 @@ final class CameraService: Sendable {
         [
             Route(method: .get, path: "/api/cameras", access: .user, summary: "The user's cameras in grid order") {
                 _, context in
-                try json(try await self.store.cameraRows(userID: try context.user()).map(self.record))
+                try json(try self.records(try await self.store.cameraRows(userID: try context.user())))
             },
             Route(method: .post, path: "/api/cameras", access: .user, summary: "Add a camera (password write-only)") {
                 request, context in
@@ -128,10 +133,10 @@ final class CameraService: Sendable {
                 if let password, !password.isEmpty { try self.credentials.setPassword(password, for: camera.id) }
                 guard let row = try await self.store.cameraRow(userID: userID, id: camera.id.uuidString.lowercased())
                 else { throw APIError(.internalServerError, "the camera was not saved") }
-                return try json(self.record(row), status: .created)
+                return try json(try self.record(row), status: .created)
             },
             Route(method: .get, path: "/api/cameras/:id", access: .user, summary: "One camera") { _, context in
-                try json(self.record(try await self.owned(context).row))
+                try json(try self.record(try await self.owned(context).row))
             },
             Route(
                 method: .put, path: "/api/cameras/:id", access: .user,
@@ -141,7 +146,7 @@ final class CameraService: Sendable {
                 let userID = try context.user()
                 let (row, id) = try await self.owned(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
-                let (camera, password) = try self.camera(from: input, id: id, existing: self.record(row))
+                let (camera, password) = try self.camera(from: input, id: id, existing: try self.record(row))
                 try await self.store.updateCamera(userID: userID, camera: camera)
                 if let password {
                     if password.isEmpty {
@@ -155,7 +160,7 @@ final class CameraService: Sendable {
                 else {
                     throw APIError(.notFound, "no camera")
                 }
-                return try json(self.record(updated))
+                return try json(try self.record(updated))
             },
             Route(method: .delete, path: "/api/cameras/:id", access: .user, summary: "Remove a camera and its password")
             {

@@ -33,9 +33,13 @@ struct ClipFiles: Sendable {
     func workouts(userID: String) -> String { root + "/workouts/\(userID)" }
 
     /// Streams a request body into `path`: a hidden temporary file first, renamed into place only
-    /// when the whole body arrived within `limit`, so a dropped or oversized upload leaves the
-    /// previous file (if any) untouched. Returns the byte count.
-    func receive(_ body: RequestBody, to path: String, limit: Int) async throws -> Int {
+    /// when the whole body arrived within `limit` and `accept` took the file, so a dropped,
+    /// oversized or refused upload leaves the previous file (if any) untouched. Returns the byte
+    /// count.
+    func receive(
+        _ body: RequestBody, to path: String, limit: Int, accept: (String) -> Bool = { _ in true },
+        refusal: String = "the upload was refused"
+    ) async throws -> Int {
         try Self.folder(AtomicFile.folder(of: path))
         let temporary = AtomicFile.folder(of: path) + "/.upload-\(UUID().uuidString.lowercased())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -62,8 +66,16 @@ struct ClipFiles: Sendable {
         }
         close(descriptor)
         closed = true
+        guard accept(temporary) else { throw APIError(.badRequest, refusal) }
         guard rename(temporary, path) == 0 else { throw APIError(.internalServerError, "cannot store the upload") }
         return size
+    }
+
+    /// Whether FFmpeg opens the file and finds a video stream in it.
+    static func isVideo(_ path: String) -> Bool {
+        guard let reader = try? MediaReader(.file(path)) else { return false }
+        defer { reader.close() }
+        return reader.videoStream != nil
     }
 
     /// A file answer honouring `Range: bytes=…` (one range), as video players and resumable
@@ -172,21 +184,11 @@ extension CameraServer {
                     throw APIError(
                         .contentTooLarge, "the upload is larger than \(self.configuration.maxClipBytes) bytes")
                 }
-                let path = self.files.video(userID: userID, clipID: clip.id)
-                let size = try await self.files.receive(
-                    request.body, to: path + ".new", limit: self.configuration.maxClipBytes)
                 // Only a readable video replaces what was there.
-                do {
-                    let reader = try MediaReader(.file(path + ".new"))
-                    guard reader.videoStream != nil else {
-                        throw MediaError(.invalidData, operation: "read upload", message: "no video")
-                    }
-                    reader.close()
-                } catch {
-                    unlink(path + ".new")
-                    throw APIError(.badRequest, "the upload is not a playable video")
-                }
-                rename(path + ".new", path)
+                let size = try await self.files.receive(
+                    request.body, to: self.files.video(userID: userID, clipID: clip.id),
+                    limit: self.configuration.maxClipBytes, accept: ClipFiles.isVideo,
+                    refusal: "the upload is not a playable video")
                 try await self.store.markUploaded(userID: userID, id: clip.id, size: size)
                 return try json(try await self.ownedClip(context))
             },

@@ -1,5 +1,6 @@
 import CameraCommon
 import Foundation
+import WatchBoxKit
 
 #if canImport(Glibc)
     import Glibc
@@ -179,16 +180,7 @@ public struct IPv4Network: Sendable, Equatable {
 
     static func mask(_ prefix: Int) -> UInt32 { prefix == 0 ? 0 : UInt32.max << UInt32(32 - prefix) }
 
-    public static func parse(_ text: String) -> UInt32? {
-        let octets = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return nil }
-        var value: UInt32 = 0
-        for octet in octets {
-            guard octet.count <= 3, let byte = UInt8(octet) else { return nil }
-            value = value << 8 | UInt32(byte)
-        }
-        return value
-    }
+    public static func parse(_ text: String) -> UInt32? { AddressRange.address(Substring(text)) }
 
     public func contains(_ address: UInt32) -> Bool { address & Self.mask(prefix) == self.address }
 

@@ -82,6 +82,12 @@ public final class FileCredentialStore: CredentialStore {
         try lock.withLock { _ throws(MediaError) in try load()[cameraID.uuidString] }
     }
 
+    /// The cameras that have a password stored, from one read of the sealed file (for lists that
+    /// only show whether a password is set).
+    public func camerasWithPasswords() throws(MediaError) -> Set<UUID> {
+        try lock.withLock { _ throws(MediaError) in Set(try load().keys.compactMap { UUID(uuidString: $0) }) }
+    }
+
     public func removePassword(for cameraID: UUID) throws(MediaError) {
         try lock.withLock { _ throws(MediaError) in
             var table = try load()

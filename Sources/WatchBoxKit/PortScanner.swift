@@ -90,7 +90,8 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
         return value >= first && UInt64(value) < UInt64(first) + UInt64(count)
     }
 
-    static func address(_ text: Substring) -> UInt32? {
+    /// A dotted-quad IPv4 address as a number, or nil.
+    public static func address(_ text: Substring) -> UInt32? {
         let parts = text.trimmingWhitespace().split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }
         var value: UInt32 = 0

@@ -174,24 +174,8 @@ struct LiveAndSyncTests {
     }
 }
 
-/// Runs the built `cgame` next to the test bundle with `input` on standard input.
+/// Runs the built `cgame` with `input` on standard input.
 func cgame(_ arguments: [String], input: String) throws -> (status: Int32, stdout: String, stderr: String) {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    let process = Process()
-    process.executableURL = folder.appendingPathComponent("cgame")
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let run = try SiblingTool.run("cgame", arguments, input: input)
+    return (run.status, run.stdout, run.stderr)
 }

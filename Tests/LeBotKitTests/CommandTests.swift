@@ -6,21 +6,8 @@ import Testing
 
 /// Runs the built `lebot` next to the test bundle.
 func lebot(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    let process = Process()
-    process.executableURL = folder.appendingPathComponent("lebot")
-    process.arguments = arguments
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let run = try SiblingTool.run("lebot", arguments)
+    return (run.status, run.stdout, run.stderr)
 }
 
 extension BasketballCorpus.Video {

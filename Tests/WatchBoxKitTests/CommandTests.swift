@@ -2,38 +2,12 @@ import CameraTesting
 import Foundation
 import Testing
 
-/// The built `watchbox` executable next to the test bundle.
-let watchboxBinary: String = {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.path.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    return folder.appendingPathComponent("watchbox").path
-}()
-
 /// Runs `watchbox` with `input` on standard input, inside a network namespace when one is named.
 func watchbox(_ arguments: [String], input: String = "", namespace: String? = nil) throws -> (
     status: Int32, stdout: String, stderr: String
 ) {
-    let process = Process()
-    if let namespace {
-        process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
-        process.arguments = ["netns", "exec", namespace, watchboxBinary] + arguments
-    } else {
-        process.executableURL = URL(fileURLWithPath: watchboxBinary)
-        process.arguments = arguments
-    }
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let run = try SiblingTool.run("watchbox", arguments, input: input, namespace: namespace)
+    return (run.status, run.stdout, run.stderr)
 }
 
 @Suite(.serialized) struct WatchBoxCommandTests {
