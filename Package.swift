@@ -207,6 +207,10 @@ let package = Package(
                 "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
                 "CGameKit", "WatchBoxKit", "LeBotKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -25,6 +25,12 @@ packages=(
     espeak-ng
     # Benchmark: nmap, the usual port scanner, side by side with `watchbox scan`
     nmap
+    # Server tests: the storage layer against a real PostgreSQL (started by the tests on a loopback port)
+    postgresql
+    # Server tests: the web UI in headless Chromium, driven through WebDriver (chromedriver)
+    chromium chromium-driver
+    # Server benchmark: HTTP load from a second process (authenticated clip list, 50 connections)
+    wrk
 )
 
 missing=()

@@ -45,6 +45,8 @@ public enum AuthError: Error, Equatable, CustomStringConvertible {
     case revoked
     case wrongCredentials
     case appleToken(String)
+    /// Apple's key server could not be reached or answered nonsense: not the user's fault (503).
+    case appleUnavailable(String)
     case emailTaken
 
     public var description: String {
@@ -55,6 +57,7 @@ public enum AuthError: Error, Equatable, CustomStringConvertible {
         case .revoked: "the session was signed out"
         case .wrongCredentials: "wrong e-mail or password"
         case .appleToken(let reason): "Sign in with Apple failed: \(reason)"
+        case .appleUnavailable(let reason): "Sign in with Apple is unavailable: \(reason); try again later"
         case .emailTaken: "an account with this e-mail already exists"
         }
     }
@@ -80,7 +83,9 @@ public final class Authenticator: Sendable {
         accessLifetime = configuration.accessTokenSeconds
         refreshLifetime = configuration.refreshTokenSeconds
         bcryptCost = configuration.bcryptCost
-        apple = AppleKeySet(url: configuration.appleJWKSURL, clientID: configuration.appleClientID)
+        apple = AppleKeySet(
+            url: configuration.appleJWKSURL, clientID: configuration.appleClientID,
+            refetchInterval: configuration.appleKeysRefetchSeconds)
         let since = Date().addingTimeInterval(-configuration.accessTokenSeconds)
         let ids = try await store.revokedSessionIDs(since: since)
         revoked.withLock { table in for id in ids { table[id] = Date() } }
@@ -255,15 +260,17 @@ public final class Authenticator: Sendable {
 }
 
 /// Apple's public keys, fetched from a configurable URL and cached for an hour; an unknown key id
-/// fetches again (Apple rotates keys), at most once a minute.
+/// fetches again (Apple rotates keys), at most once per `refetchInterval`.
 final class AppleKeySet: Sendable {
     let url: String
     let clientID: String
+    let refetchInterval: Double
     private let cache = Mutex<(keys: JWTKeyCollection, fetched: Date, kids: Set<String>)?>(nil)
 
-    init(url: String, clientID: String) {
+    init(url: String, clientID: String, refetchInterval: Double) {
         self.url = url
         self.clientID = clientID
+        self.refetchInterval = refetchInterval
     }
 
     private struct KeySetDocument: Decodable {
@@ -272,43 +279,49 @@ final class AppleKeySet: Sendable {
     }
 
     private func fetch() async throws -> (keys: JWTKeyCollection, kids: Set<String>) {
-        guard let target = HTTPURL(url) else { throw AuthError.appleToken("appleJWKSURL is not a URL") }
+        guard let target = HTTPURL(url) else { throw AuthError.appleUnavailable("appleJWKSURL is not a URL") }
         let response: HTTPExchangeResponse
         do {
             response = try await HTTPExchange.send(
                 .GET, url: target, headers: [], body: [], timeout: .seconds(5), limit: 1 << 20)
         } catch {
-            throw AuthError.appleToken("Apple's keys could not be fetched")
+            throw AuthError.appleUnavailable("Apple's keys could not be fetched")
         }
         guard response.status == 200 else {
-            throw AuthError.appleToken("Apple's key server answered \(response.status)")
+            throw AuthError.appleUnavailable("Apple's key server answered \(response.status)")
         }
         let json = String(decoding: response.body, as: UTF8.self)
         let document = try? JSONDecoder().decode(KeySetDocument.self, from: Data(json.utf8))
         let keys = JWTKeyCollection()
         do { try await keys.add(jwksJSON: json) } catch {
-            throw AuthError.appleToken("Apple's key set is not a JWKS")
+            throw AuthError.appleUnavailable("Apple's key set is not a JWKS")
         }
         return (keys, Set(document?.keys.compactMap(\.kid) ?? []))
     }
 
-    private func keys(for kid: String?) async throws -> JWTKeyCollection {
+    /// The cached set (fetched again when stale, or when `kid` is new and the last fetch is older
+    /// than the refetch interval) and the key ids it holds.
+    private func keys(for kid: String) async throws -> (keys: JWTKeyCollection, kids: Set<String>) {
         let now = Date()
         if let cached = cache.withLock({ $0 }) {
             let fresh = now.timeIntervalSince(cached.fetched) < 3600
-            let known = kid.map { cached.kids.contains($0) } ?? true
-            if fresh && known { return cached.keys }
-            if !known && now.timeIntervalSince(cached.fetched) < 60 { return cached.keys }
+            let known = cached.kids.contains(kid)
+            if fresh && known { return (cached.keys, cached.kids) }
+            if !known && now.timeIntervalSince(cached.fetched) < refetchInterval { return (cached.keys, cached.kids) }
         }
         let fetched = try await fetch()
         cache.withLock { $0 = (fetched.keys, now, fetched.kids) }
-        return fetched.keys
+        return fetched
     }
 
     func verify(_ token: String) async throws -> AppleIdentityToken {
         let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }
-        let kid = header.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0)) }?["kid"]
-        let keys = try await keys(for: kid)
+        guard let kid = header.flatMap({ try? JSONDecoder().decode([String: String].self, from: Data($0)) })?["kid"]
+        else { throw AuthError.appleToken("the token names no key id") }
+        let (keys, kids) = try await keys(for: kid)
+        // jwt-kit falls back to its first key for an unknown kid; Apple's tokens always name one of
+        // Apple's keys, so anything else is refused before any signature is checked.
+        guard kids.contains(kid) else { throw AuthError.appleToken("the token's key id is not one of Apple's keys") }
         do {
             // jwt-kit checks the signature, issuer, expiry and that the audience is this app.
             return try await keys.verify(token, as: AppleIdentityToken.self, expectedAudience: clientID)

@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// token's audience).
     public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
     public var appleClientID = "com.cameracore.app"
+    /// A token signed with a key id the cached set lacks (Apple rotated keys) fetches the set again,
+    /// but at most this often, so forged key ids cannot make the server hammer Apple.
+    public var appleKeysRefetchSeconds = 60.0
     /// HMAC key for session tokens; read from (or created in) `dataDirectory/session.key` when nil.
     public var sessionSecret: String?
     public var accessTokenSeconds = 900.0
@@ -50,7 +53,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDirectory, databaseURL, geminiAPIKey, geminiBaseURL, geminiModel, appleJWKSURL,
-            appleClientID, sessionSecret, accessTokenSeconds, refreshTokenSeconds, maxClipBytes, maxWorkoutBytes,
+            appleClientID, appleKeysRefetchSeconds, sessionSecret, accessTokenSeconds, refreshTokenSeconds,
+            maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute,
             demoEmail, demoPassword, bcryptCost
     }
@@ -71,6 +75,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         geminiModel = try value(.geminiModel, defaults.geminiModel)
         appleJWKSURL = try value(.appleJWKSURL, defaults.appleJWKSURL)
         appleClientID = try value(.appleClientID, defaults.appleClientID)
+        appleKeysRefetchSeconds = try value(.appleKeysRefetchSeconds, defaults.appleKeysRefetchSeconds)
         sessionSecret = try container.decodeIfPresent(String.self, forKey: .sessionSecret)
         accessTokenSeconds = try value(.accessTokenSeconds, defaults.accessTokenSeconds)
         refreshTokenSeconds = try value(.refreshTokenSeconds, defaults.refreshTokenSeconds)

@@ -12,18 +12,18 @@ public enum SQLValue: Sendable, Equatable {
     case real(Double)
     case text(String)
 
-    var string: String? {
+    public var string: String? {
         if case .text(let value) = self { return value }
         return nil
     }
-    var double: Double? {
+    public var double: Double? {
         switch self {
         case .real(let value): value
         case .integer(let value): Double(value)
         default: nil
         }
     }
-    var int: Int? {
+    public var int: Int? {
         switch self {
         case .integer(let value): Int(value)
         case .real(let value): Int(value)
@@ -45,9 +45,9 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
 /// One result row by column name.
 public struct SQLRow: Sendable {
     var values: [String: SQLValue]
-    subscript(_ column: String) -> SQLValue { values[column] ?? .null }
-    func string(_ column: String) -> String { self[column].string ?? "" }
-    func date(_ column: String) -> Date? { self[column].double.map { Date(timeIntervalSince1970: $0) } }
+    public subscript(_ column: String) -> SQLValue { values[column] ?? .null }
+    public func string(_ column: String) -> String { self[column].string ?? "" }
+    public func date(_ column: String) -> Date? { self[column].double.map { Date(timeIntervalSince1970: $0) } }
 }
 
 /// What the server's store needs from a database: statements with `?` placeholders. SQLite (GRDB)

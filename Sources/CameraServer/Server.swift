@@ -65,6 +65,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
         case let error as AuthError:
             switch error {
             case .emailTaken: return APIError(.conflict, error.description)
+            case .appleUnavailable: return APIError(.serviceUnavailable, error.description)
             default: return APIError(.unauthorized, error.description)
             }
         case let error as MediaError:

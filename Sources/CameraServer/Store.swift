@@ -32,6 +32,14 @@ public struct ClipInput: Sendable, Codable {
     public var events: [String]
     public var timestamp: Date
     public var duration: Double
+
+    public init(game: String, name: String? = nil, events: [String], timestamp: Date, duration: Double) {
+        self.game = game
+        self.name = name
+        self.events = events
+        self.timestamp = timestamp
+        self.duration = duration
+    }
 }
 
 /// A camera as the API shows it: everything but the password, plus whether one is stored.

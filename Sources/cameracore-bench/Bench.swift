@@ -119,6 +119,7 @@ struct Bench: ParsableCommand {
         let runCGame = only.map { $0.contains("cgame") } ?? true
         let runWatchBox = only.map { $0.contains("watchbox") } ?? true
         let runLeBot = only.map { $0.contains("lebot") } ?? true
+        let runServer = only.map { $0.contains("server") } ?? true
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
         print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
@@ -149,6 +150,9 @@ struct Bench: ParsableCommand {
         }
         if runLeBot {
             try LeBotBench.run(work: work, lebot: Self.siblingExecutable("lebot"), runs: runs)
+        }
+        if runServer {
+            try ServerBench.run(work: work, server: Self.siblingExecutable("cameracore-server"), runs: runs)
         }
     }
 

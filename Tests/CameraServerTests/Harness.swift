@@ -12,31 +12,52 @@ func temporaryDirectory() throws -> String {
     return path
 }
 
+/// Where a test server keeps its records: the default SQLite file in its data directory, or a fresh
+/// database in a real PostgreSQL cluster started for the test process (``PostgreSQLTestServer``).
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite = "SQLite"
+    case postgresql = "PostgreSQL"
+
+    var testDescription: String { rawValue }
+
+    /// The `databaseURL` setting for a new, empty database on this backend (nil: SQLite in the data directory).
+    func databaseURL() throws -> String? {
+        switch self {
+        case .sqlite: nil
+        case .postgresql: try PostgreSQLTestServer.shared.get().makeDatabase()
+        }
+    }
+}
+
 /// A server on a free loopback port with its own data directory, and a small HTTP client for it.
 final class TestServer: Sendable {
     let server: CameraServer
     let port: Int
     let directory: String
+    /// The PostgreSQL database's URL; nil on SQLite.
+    let databaseURL: String?
 
-    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(
+        on backend: Backend = .sqlite, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = try temporaryDirectory()
         configuration.bcryptCost = 4
         configuration.allowedNetworks = ["127.0.0.0/8"]
-        if let url = ProcessInfo.processInfo.environment["CAMERACORE_TEST_DATABASE_URL"], !url.isEmpty {
-            configuration.databaseURL = url
-        }
+        configuration.databaseURL = try backend.databaseURL()
         adjust(&configuration)
         let server = try await CameraServer(configuration: configuration)
         let port = try await server.start()
-        return TestServer(server: server, port: port, directory: configuration.dataDirectory)
+        return TestServer(
+            server: server, port: port, directory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
     }
 
-    private init(server: CameraServer, port: Int, directory: String) {
+    private init(server: CameraServer, port: Int, directory: String, databaseURL: String?) {
         self.server = server
         self.port = port
         self.directory = directory
+        self.databaseURL = databaseURL
     }
 
     var base: String { "http://127.0.0.1:\(port)" }

@@ -13,10 +13,12 @@ import Testing
 
 @Suite("Server", .serialized)
 struct ServerTests {
-    @Test("sign up, sign in, refresh rotates, sign out revokes; tampered and expired tokens are refused")
-    func accountsAndSessions() async throws {
+    @Test(
+        "sign up, sign in, refresh rotates, sign out revokes; tampered and expired tokens are refused",
+        arguments: Backend.allCases)
+    func accountsAndSessions(backend: Backend) async throws {
         let secret = String(repeating: "k", count: 40)
-        let server = try await TestServer.start { $0.sessionSecret = secret }
+        let server = try await TestServer.start(on: backend) { $0.sessionSecret = secret }
         defer { Task { await server.stop() } }
         let alice = try await server.user("alice")
         #expect(
@@ -78,12 +80,14 @@ struct ServerTests {
         #expect(signedOutRefresh.status == 401)
     }
 
-    @Test("every route: signed-out callers get 401; user B can neither read nor change user A's records and files")
-    func everyRouteChecksTheOwner() async throws {
+    @Test(
+        "every route: signed-out callers get 401; user B can neither read nor change user A's records and files",
+        arguments: Backend.allCases)
+    func everyRouteChecksTheOwner(backend: Backend) async throws {
         let rtsp = RTSPTestServer(auth: .digest)
         try rtsp.start()
         defer { rtsp.stop() }
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(on: backend)
         defer { Task { await server.stop() } }
         let a = try await server.user("owner-a")
         let b = try await server.user("intruder-b")
@@ -199,10 +203,12 @@ struct ServerTests {
         #expect(try await server.request(.GET, "/api/me", token: a.token).status == 200)
     }
 
-    @Test("uploads: streamed with a size limit, idempotent by id, Range downloads, hostile ids refused")
-    func uploads() async throws {
+    @Test(
+        "uploads: streamed with a size limit, idempotent by id, Range downloads, hostile ids refused",
+        arguments: Backend.allCases)
+    func uploads(backend: Backend) async throws {
         let clip = try ServerMedia.clip.get()
-        let server = try await TestServer.start { $0.maxClipBytes = clip.count + 1000 }
+        let server = try await TestServer.start(on: backend) { $0.maxClipBytes = clip.count + 1000 }
         defer { Task { await server.stop() } }
         let user = try await server.user()
         #expect(try await server.request(.PUT, "/api/clips/c1", token: user.token, json: clipMetadata).status == 200)
@@ -312,9 +318,11 @@ struct ServerTests {
         #expect(try await keyless.request(.POST, "/api/ephemeral-token", token: other.token).status == 503)
     }
 
-    @Test("cameras: the password is write-only and never stored in the database; scans stay inside allowed networks")
-    func cameraPasswordsAndNetworks() async throws {
-        let server = try await TestServer.start { $0.allowedNetworks = ["127.0.0.1/32"] }
+    @Test(
+        "cameras: the password is write-only and never stored in the database; scans stay inside allowed networks",
+        arguments: Backend.allCases)
+    func cameraPasswordsAndNetworks(backend: Backend) async throws {
+        let server = try await TestServer.start(on: backend) { $0.allowedNetworks = ["127.0.0.1/32"] }
         defer { Task { await server.stop() } }
         let user = try await server.user()
         let password = "s3cret-\(UUID().uuidString.prefix(8))"
@@ -327,9 +335,17 @@ struct ServerTests {
         #expect(!added.text.contains(password))
         let listed = try await server.request(.GET, "/api/cameras", token: user.token)
         #expect(!listed.text.contains(password))
-        for name in ["cameracore.sqlite", "cameracore.sqlite-wal"] {
-            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: server.directory + "/" + name))) ?? Data()
-            #expect(bytes.range(of: Data(password.utf8)) == nil, "password found in \(name)")
+        switch backend {
+        case .sqlite:
+            for name in ["cameracore.sqlite", "cameracore.sqlite-wal"] {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: server.directory + "/" + name))) ?? Data()
+                #expect(bytes.range(of: Data(password.utf8)) == nil, "password found in \(name)")
+            }
+        case .postgresql:
+            // Everything the database holds, as pg_dump writes it: the camera is there, its password is not.
+            let dump = try Subprocess.run("pg_dump", ["--data-only", server.databaseURL ?? ""]).stdout
+            #expect(dump.contains("rtsp://127.0.0.1:8554/live"))
+            #expect(!dump.contains(password), "password found in the PostgreSQL database")
         }
         // Removing the password: an empty string.
         let id = added.object["id"] as? String ?? ""

@@ -1,0 +1,131 @@
+import CameraTesting
+import Foundation
+import NIOHTTP1
+import NetworkSupport
+
+/// Headless Chromium driven through chromedriver's W3C WebDriver API on a loopback port: the browser
+/// a person would use, loading the real web UI from the test server.
+final class Browser: @unchecked Sendable {
+    // @unchecked: `driver` and `session` are set in `start` and read afterwards from one test task.
+    private var driver: Process?
+    private var base = ""
+    private var session = ""
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts chromedriver and one headless Chromium window of `width`×`height`.
+    static func start(width: Int = 1280, height: Int = 860) async throws -> Browser {
+        let browser = Browser()
+        try await browser.launch(width: width, height: height)
+        return browser
+    }
+
+    private func launch(width: Int, height: Int) async throws {
+        guard
+            let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { throw Failure(description: "chromedriver is missing (apt-get install chromium-driver)") }
+        let port = try PostgreSQLTestServer.freeLoopbackPort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromedriver)
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        driver = process
+        base = "http://127.0.0.1:\(port)"
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if let status = try? await call(.GET, "/status"), (status["ready"] as? Bool) == true { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let options: [String: Any] = [
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=\(width),\(height)", "--autoplay-policy=no-user-gesture-required",
+                "--no-first-run", "--mute-audio",
+            ],
+        ]
+        let created = try await call(
+            .POST, "/session",
+            ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]])
+        guard let id = created["sessionId"] as? String else {
+            throw Failure(description: "chromedriver gave no session: \(created)")
+        }
+        session = "/session/\(id)"
+    }
+
+    func quit() async {
+        if !session.isEmpty { _ = try? await call(.DELETE, session) }
+        if let driver, driver.isRunning {
+            driver.terminate()
+            driver.waitUntilExit()
+        }
+    }
+
+    /// One WebDriver command; returns its `value` (an object, or `{"value": …}` for other shapes).
+    @discardableResult
+    private func call(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any]
+    {
+        let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+        let response = try await HTTPExchange.send(
+            method, url: HTTPURL(base + path)!, headers: [("Content-Type", "application/json")], body: bytes,
+            timeout: .seconds(60), limit: 64 << 20)
+        let object =
+            (try? JSONSerialization.jsonObject(with: Data(response.body), options: .fragmentsAllowed)) as? [String: Any]
+        let value = object?["value"]
+        if response.status != 200 {
+            let error =
+                (value as? [String: Any])?["message"] as? String ?? String(decoding: response.body, as: UTF8.self)
+            throw Failure(description: "WebDriver \(method) \(path): \(error.prefix(500))")
+        }
+        return value as? [String: Any] ?? ["value": value ?? NSNull()]
+    }
+
+    func open(_ url: String) async throws { try await call(.POST, session + "/url", ["url": url]) }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page and returns its result.
+    @discardableResult
+    func run(_ script: String, _ args: [Any] = []) async throws -> Any? {
+        let value = try await call(.POST, session + "/execute/sync", ["script": script, "args": args])
+        return value.count == 1 && value["value"] != nil ? value["value"] : value
+    }
+
+    private func element(_ css: String) async throws -> String {
+        let found = try await call(.POST, session + "/element", ["using": "css selector", "value": css])
+        guard let id = found.values.first as? String else { throw Failure(description: "no element \(css)") }
+        return id
+    }
+
+    func type(_ css: String, _ text: String) async throws {
+        try await call(.POST, session + "/element/\(try await element(css))/value", ["text": text])
+    }
+
+    func click(_ css: String) async throws {
+        try await call(.POST, session + "/element/\(try await element(css))/click", [:])
+    }
+
+    /// Polls `condition` (a script returning true when done) until it holds or `timeout` passes.
+    func wait(for what: String, timeout: Duration = .seconds(20), _ condition: String) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if (try? await run(condition)) as? Bool == true { return }
+            try await Task.sleep(for: .milliseconds(150))
+        }
+        let page = (try? await run("return document.body.innerText.slice(0, 600)")) as? String ?? ""
+        throw Failure(description: "timed out waiting for \(what); the page shows: \(page)")
+    }
+
+    /// A PNG of the window.
+    func screenshot() async throws -> Data {
+        let value = try await call(.GET, session + "/screenshot")
+        guard let text = value["value"] as? String, let data = Data(base64Encoded: text) else {
+            throw Failure(description: "no screenshot")
+        }
+        return data
+    }
+}

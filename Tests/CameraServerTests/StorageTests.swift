@@ -1,0 +1,140 @@
+import CGameKit
+import CameraServer
+import CameraTesting
+import Foundation
+import Testing
+
+/// The storage layer on both databases, the same assertions each: what one backend stores, the
+/// other must read back the same way, or the server behaves differently depending on DATABASE_URL.
+@Suite("Storage", .serialized)
+struct StorageTests {
+    /// A store on a new, empty database of `backend`, and a second store opened on the same database.
+    func stores(_ backend: Backend) async throws -> (ServerStore, ServerStore) {
+        func open() throws -> any SQLDatabase {
+            switch backend {
+            case .sqlite:
+                return try SQLiteDatabase(path: folder + "/store.sqlite")
+            case .postgresql:
+                return try PostgreSQLDatabase(url: url ?? "")
+            }
+        }
+        let folder = try temporaryDirectory()
+        let url = try backend.databaseURL()
+        let first = try await ServerStore(database: try open())
+        // Opening again runs the migrations again: nothing may be applied twice.
+        let second = try await ServerStore(database: try open())
+        return (first, second)
+    }
+
+    @Test("migrations apply once; users, conflicts, sessions and rotation behave alike", arguments: Backend.allCases)
+    func usersAndSessions(backend: Backend) async throws {
+        let (store, again) = try await stores(backend)
+        defer { Task { await store.database.close() } }
+        defer { Task { await again.database.close() } }
+        let applied = try await again.database.read("SELECT COUNT(*) AS n FROM schema_migrations", [])
+        #expect(applied.first?["n"].int == 7)
+
+        let alice = try await store.createUser(email: "alice@example.com", passwordHash: "hash-a")
+        // Written through one connection, read through the other.
+        #expect(try await again.user(email: "alice@example.com")?.user == alice)
+        #expect(try await again.user(email: "alice@example.com")?.passwordHash == "hash-a")
+        // The same e-mail again: a conflict, and the message never repeats the e-mail.
+        do {
+            _ = try await again.createUser(email: "alice@example.com", passwordHash: "other")
+            Issue.record("a second account with the same e-mail was stored")
+        } catch let failure as DatabaseFailure {
+            #expect(failure.isConflict)
+            #expect(!failure.description.contains("alice@example.com"))
+        }
+        // Apple: link, then find by subject; a second account cannot take the same subject.
+        try await store.linkApple(userID: alice.id, subject: "apple-001")
+        #expect(try await again.user(appleSubject: "apple-001") == alice)
+        await #expect(throws: DatabaseFailure.self) {
+            _ = try await store.createUser(email: "bob@example.com", passwordHash: nil, appleSubject: "apple-001")
+        }
+
+        // Sessions: rotation needs the current secret; a used one fails; revoked sessions are listed.
+        let expiry = Date().addingTimeInterval(3600)
+        try await store.createSession(id: "s1", userID: alice.id, refreshHash: "h1", expiresAt: expiry)
+        #expect(try await again.rotateSession(id: "s1", oldHash: "wrong", newHash: "h2", expiresAt: expiry) == nil)
+        #expect(try await again.rotateSession(id: "s1", oldHash: "h1", newHash: "h2", expiresAt: expiry) == alice.id)
+        #expect(try await store.rotateSession(id: "s1", oldHash: "h1", newHash: "h3", expiresAt: expiry) == nil)
+        try await store.createSession(
+            id: "old", userID: alice.id, refreshHash: "h", expiresAt: Date().addingTimeInterval(-1))
+        #expect(try await store.rotateSession(id: "old", oldHash: "h", newHash: "x", expiresAt: expiry) == nil)
+        try await store.revokeSession(id: "s1")
+        #expect(try await again.revokedSessionIDs(since: Date().addingTimeInterval(-60)) == ["s1"])
+        #expect(try await store.rotateSession(id: "s1", oldHash: "h2", newHash: "h4", expiresAt: expiry) == nil)
+    }
+
+    @Test(
+        "clips: per-user ids, idempotent saves, text, big sizes and paging read back alike", arguments: Backend.allCases
+    )
+    func clips(backend: Backend) async throws {
+        let (store, again) = try await stores(backend)
+        defer { Task { await store.database.close() } }
+        defer { Task { await again.database.close() } }
+        let a = try await store.createUser(email: "a@example.com", passwordHash: nil)
+        let b = try await store.createUser(email: "b@example.com", passwordHash: nil)
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let input = ClipInput(
+            game: "Überspiel ☠︎", name: nil, events: ["Kill", "Élimination", "Kill"], timestamp: start, duration: 12.25)
+
+        // The same id for two users: two clips. Saving again is an update, not a second row.
+        let saved = try await store.saveClip(userID: a.id, id: "c1", input: input)
+        _ = try await store.saveClip(userID: a.id, id: "c1", input: input)
+        _ = try await store.saveClip(userID: b.id, id: "c1", input: input)
+        #expect(try await again.clips(userID: a.id) == [saved])
+        #expect(saved.name == "3× Kill")
+        #expect(saved.events == input.events)
+        #expect(saved.game == input.game)
+        #expect(saved.duration == 12.25)
+        #expect(saved.storagePath == "clips/\(a.id)/c1.mp4")
+        #expect(try await again.clip(userID: b.id, id: "c1")?.storagePath == "clips/\(b.id)/c1.mp4")
+
+        // Sizes past 32 bits (a long 4K clip) and thumbnails; the file fields survive a metadata re-save.
+        try await store.markUploaded(userID: a.id, id: "c1", size: 5_000_000_000)
+        try await store.setThumbnail(userID: a.id, id: "c1", url: "/api/clips/c1/thumbnail")
+        var renamed = input
+        renamed.name = "Renamed"
+        _ = try await store.saveClip(userID: a.id, id: "c1", input: renamed)
+        let updated = try await again.clip(userID: a.id, id: "c1")
+        #expect(updated?.name == "Renamed")
+        #expect(updated?.size == 5_000_000_000)
+        #expect(updated?.thumbnailURL == "/api/clips/c1/thumbnail")
+        #expect(updated?.uploadedAt != nil)
+        #expect(try await again.clip(userID: b.id, id: "c1")?.size == nil)
+
+        // Newest first; `before` pages back; B's delete touches only B's clip.
+        for index in 2...5 {
+            var later = input
+            later.timestamp = start.addingTimeInterval(Double(index) * 60)
+            _ = try await store.saveClip(userID: a.id, id: "c\(index)", input: later)
+        }
+        let firstPage = try await again.clips(userID: a.id, limit: 2)
+        #expect(firstPage.map(\.id) == ["c5", "c4"])
+        let nextPage = try await again.clips(userID: a.id, limit: 10, before: firstPage.last?.timestamp)
+        #expect(nextPage.map(\.id) == ["c3", "c2", "c1"])
+        #expect(try await again.deleteClip(userID: b.id, id: "c2") == false)
+        #expect(try await again.deleteClip(userID: b.id, id: "c1") == true)
+        #expect(try await store.clip(userID: a.id, id: "c1") != nil)
+    }
+
+    @Test("settings: defaults until saved, then the saved values; an upsert per user", arguments: Backend.allCases)
+    func settings(backend: Backend) async throws {
+        let (store, again) = try await stores(backend)
+        defer { Task { await store.database.close() } }
+        defer { Task { await again.database.close() } }
+        let user = try await store.createUser(email: "s@example.com", passwordHash: nil)
+        #expect(try await again.settings(userID: user.id) == UserSettings())
+        var settings = UserSettings()
+        settings.gameProfileName = "Valorant"
+        settings.preRollDuration = 7.5
+        try await store.saveSettings(settings, userID: user.id)
+        settings.postRollDuration = 1.5
+        try await store.saveSettings(settings, userID: user.id)
+        #expect(try await again.settings(userID: user.id) == settings)
+        let rows = try await again.database.read("SELECT COUNT(*) AS n FROM user_settings", [])
+        #expect(rows.first?["n"].int == 1)
+    }
+}
