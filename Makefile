@@ -29,7 +29,8 @@ format:
 
 # OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads slow small OCR crops ~3x (see TesseractRecognizer).
 # Three runs so timing bounds measure the code, not contention on two cores: the rest in parallel;
-# live peers (CameraIO's RTSP suite, WatchBox, the server, LeBot's Gemini clients) one test at a time,
+# live peers (CameraIO's RTSP suite, WatchBox, the server with its PostgreSQL cluster and headless
+# Chromium, LeBot's Gemini clients) one test at a time,
 # since GStreamer encodes live video and the local Gemini server answers within client deadlines, and a
 # loaded core drops frames or misses them; then CGame, whose OCR keeps both cores busy.
 test: deps lint
