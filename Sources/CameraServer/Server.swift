@@ -340,10 +340,47 @@ struct JSONLimit: RouterMiddleware {
 
 let jsonEncoder: JSONEncoder = {
     let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
+    // The same text as `.iso8601` (`2026-11-20T18:30:00Z`), written by hand: Foundation's
+    // ISO8601DateFormatter costs microseconds a date on Linux, which showed in the clip list.
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(internetTime(date))
+    }
     encoder.outputFormatting = [.sortedKeys]
     return encoder
 }()
+
+/// RFC 3339 UTC with whole seconds (fractions dropped, as `.iso8601` does).
+func internetTime(_ date: Date) -> String {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    var text: [UInt8] = []
+    text.reserveCapacity(20)
+    func digits(_ value: Int32, _ count: Int) {
+        var divisor: Int32 = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            text.append(UInt8(48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+    digits(parts.tm_year + 1900, 4)
+    text.append(45)
+    digits(parts.tm_mon + 1, 2)
+    text.append(45)
+    digits(parts.tm_mday, 2)
+    text.append(84)
+    digits(parts.tm_hour, 2)
+    text.append(58)
+    digits(parts.tm_min, 2)
+    text.append(58)
+    digits(parts.tm_sec, 2)
+    text.append(90)
+    return String(decoding: text, as: UTF8.self)
+}
 
 func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
     var fields = headers

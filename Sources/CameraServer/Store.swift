@@ -191,7 +191,8 @@ public final class ServerStore: Sendable {
     // MARK: Clips
 
     static func clip(_ row: SQLRow) -> Clip {
-        let events = (try? JSONDecoder().decode([String].self, from: Data(row.string("events").utf8))) ?? []
+        // JSONSerialization: a JSONDecoder per row was a visible share of the clip list's time.
+        let events = (try? JSONSerialization.jsonObject(with: Data(row.string("events").utf8))) as? [String] ?? []
         return Clip(
             id: row.string("id"), game: row.string("game"), name: row.string("name"), events: events,
             timestamp: row.date("timestamp") ?? Date(), duration: row["duration"].double ?? 0,

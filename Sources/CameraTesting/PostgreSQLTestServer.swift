@@ -39,7 +39,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
             ["-D", "\(folder)/data", "-U", role, "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let candidate = try Self.freeLoopbackPort()
+            let candidate = try LoopbackPort.free()
             do {
                 // fsync off: a test cluster that dies is thrown away anyway. The postmaster that
                 // pg_ctl forks would keep a pipe open forever, so pg_ctl writes nowhere (the
@@ -115,24 +115,6 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
         return try Subprocess.run(executable, arguments)
     }
 
-    /// A port the kernel just gave out on 127.0.0.1 and that nothing holds now (a later bind can still lose a race).
-    public static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestPeerError("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TestPeerError("could not bind a loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Clusters still running when the test process exits are stopped then, so no postgres is left behind.
@@ -164,5 +146,27 @@ private final class ClusterRegistry: @unchecked Sendable {
             defer { clusters = [] }
             return clusters
         }
+    }
+}
+
+/// Loopback ports for test peers and benchmark children.
+public enum LoopbackPort {
+    /// A port the kernel just gave out on 127.0.0.1 and that nothing holds now (a later bind can still lose a race).
+    public static func free() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestPeerError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestPeerError("could not bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -134,7 +134,7 @@ final class RunningServer: @unchecked Sendable {
         folder = "\(work)/server-\(getpid())"
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let port = try PostgreSQLTestServer.freeLoopbackPort()
+        let port = try LoopbackPort.free()
         base = "http://127.0.0.1:\(port)"
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [

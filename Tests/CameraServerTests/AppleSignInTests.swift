@@ -196,7 +196,7 @@ struct AppleSignInTests {
         #expect(unknown.status == 401, "\(unknown.text)")
         #expect(unknown.text.contains("not one of Apple's keys"))
         // Nothing listening: a port the kernel just handed out and that nobody holds.
-        let closedPort = try PostgreSQLTestServer.freeLoopbackPort()
+        let closedPort = try LoopbackPort.free()
         let closed = try await TestServer.start { $0.appleJWKSURL = "http://127.0.0.1:\(closedPort)/auth/keys" }
         defer { Task { await closed.stop() } }
         let unreachable = try await closed.request(.POST, "/api/auth/apple", json: ["identityToken": token])

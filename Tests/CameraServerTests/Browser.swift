@@ -28,7 +28,7 @@ final class Browser: @unchecked Sendable {
                 FileManager.default.isExecutableFile(atPath: $0)
             })
         else { throw Failure(description: "chromedriver is missing (apt-get install chromium-driver)") }
-        let port = try PostgreSQLTestServer.freeLoopbackPort()
+        let port = try LoopbackPort.free()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromedriver)
         process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]

@@ -220,6 +220,8 @@ struct ServerTests {
         let list = try await server.request(.GET, "/api/clips", token: user.token).array
         #expect(list.count == 1)
         #expect(list.first?["name"] as? String == "Double Kill")
+        #expect(list.first?["timestamp"] as? String == "2026-11-20T18:30:00Z")
+        #expect(list.first?["events"] as? [String] == ["Kill", "Kill"])
         #expect(list.first?["storagePath"] as? String == "clips/\(user.id)/c1.mp4")
         // Too large: 413, and the earlier file is still whole.
         let big = try await server.request(

@@ -279,7 +279,7 @@ struct NamespaceDiscoveryTests {
         let server = RTSPTestServer(auth: .digest)
         try server.start()
         defer { server.stop() }
-        let closedPort = try freeLoopbackPort()
+        let closedPort = try LoopbackPort.free()
         let scanner = PortScanner(ports: [server.port, closedPort], timeout: .seconds(1))
         var checked = 0
         let found = await scanner.scan(try AddressRange("127.0.0.1")) { _ in checked += 1 }
@@ -287,12 +287,4 @@ struct NamespaceDiscoveryTests {
             found == [ScanFinding(host: "127.0.0.1", port: server.port, isRTSP: true, server: "GStreamer RTSP server")])
         #expect(checked == 2)
     }
-}
-
-/// A port nothing listens on: bound once, then released.
-func freeLoopbackPort() throws -> Int {
-    let peer = try LoopbackPeer(reply: [])
-    let port = peer.port
-    peer.close()
-    return port
 }
