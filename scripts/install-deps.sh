@@ -29,8 +29,9 @@ packages=(
     postgresql
     # Server tests: the web UI in headless Chromium, driven through WebDriver (chromedriver)
     chromium chromium-driver
-    # Server benchmark: HTTP load from a second process (authenticated clip list, 50 connections)
-    wrk
+    # Server benchmark: HTTP load from a second process (authenticated clip list, 50 connections);
+    # curl for the upload benchmark and the server's Expect: 100-continue test
+    wrk curl
 )
 
 missing=()

@@ -265,7 +265,11 @@ public final class CameraServer: Sendable {
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(
-                webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20)),
+                webSocketRouter: router,
+                configuration: .init(
+                    http1: .init(additionalChannelHandlers: [ExpectContinueHandler()]), ws: .init(maxFrameSize: 1 << 20)
+                )
+            ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -223,6 +223,18 @@ struct ServerTests {
         #expect(list.first?["timestamp"] as? String == "2026-11-20T18:30:00Z")
         #expect(list.first?["events"] as? [String] == ["Kill", "Kill"])
         #expect(list.first?["storagePath"] as? String == "clips/\(user.id)/c1.mp4")
+        // curl sends `Expect: 100-continue` with uploads and waits for the answer before the body;
+        // the server answers at once (without it every curl upload lost a second).
+        let file = server.directory + "/upload.mp4"
+        try Data(clip).write(to: URL(fileURLWithPath: file))
+        let curl = try Subprocess.run(
+            "curl",
+            [
+                "-sS", "-v", "--expect100-timeout", "20", "-o", "/dev/null", "-H", "Expect: 100-continue", "-H",
+                "Authorization: Bearer \(user.token)", "-T", file, server.base + "/api/clips/c1/file",
+            ])
+        #expect(curl.stderr.contains("< HTTP/1.1 100 Continue"), "\(curl.stderr.suffix(800))")
+        #expect(curl.stderr.contains("< HTTP/1.1 200"), "\(curl.stderr.suffix(800))")
         // Too large: 413, and the earlier file is still whole.
         let big = try await server.request(
             .PUT, "/api/clips/c1/file", token: user.token, body: clip + [UInt8](repeating: 0, count: 2000))
