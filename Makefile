@@ -13,8 +13,12 @@ SWIFT_FORMAT_PATHS := Sources Tests Package.swift
 deps:
 	@scripts/install-deps.sh
 
+# Our executables by name: a bare `swift build` may also build dependencies' dynamic-library products
+# (GRDB-dynamic), which SwiftPM cannot link with --static-swift-stdlib (swift-package-manager#8198).
+PRODUCTS := cameracore cgame watchbox lebot cameracore-server cameracore-bench
+
 build: deps
-	$(RELEASE)
+	@for product in $(PRODUCTS); do $(RELEASE) --product $$product || exit 1; done
 
 # The main job: the CameraCore server on http://127.0.0.1:8080 with SQLite in ./data and a demo login.
 run: build
