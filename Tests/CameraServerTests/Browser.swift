@@ -59,11 +59,32 @@ final class Browser: @unchecked Sendable {
         session = "/session/\(id)"
     }
 
+    /// Ends the session (Chromium exits) and stops chromedriver: its `/shutdown`, then SIGKILL,
+    /// since it ignores SIGTERM. No `waitUntilExit()`: Foundation's `Process` learns of an exit
+    /// through a socket that Chromium's processes inherit too, so that wait can last forever.
     func quit() async {
         if !session.isEmpty { _ = try? await call(.DELETE, session) }
-        if let driver, driver.isRunning {
-            driver.terminate()
-            driver.waitUntilExit()
+        session = ""
+        _ = try? await call(.GET, "/shutdown")
+        if let driver { kill(driver.processIdentifier, SIGKILL) }
+        driver = nil
+    }
+
+    /// A browser dropped without `quit()` still takes chromedriver down with it.
+    deinit {
+        if let driver { kill(driver.processIdentifier, SIGKILL) }
+    }
+
+    /// Runs `body` with a new browser and always quits it afterwards, also when `body` throws.
+    static func with<T>(_ body: (Browser) async throws -> T) async throws -> T {
+        let browser = try await start()
+        do {
+            let result = try await body(browser)
+            await browser.quit()
+            return result
+        } catch {
+            await browser.quit()
+            throw error
         }
     }
 
