@@ -89,7 +89,7 @@ public final class RTSPTestServer: @unchecked Sendable {
 /// A test peer that did not start, or a namespace that could not be made.
 public struct TestPeerError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// Launches the Python test peers (RTSP server, ONVIF device) with Debian's python3, which has the

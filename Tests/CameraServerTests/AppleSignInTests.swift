@@ -50,7 +50,7 @@ final class AppleKeyServer: Sendable {
         task.withLock { $0 = Task { _ = try? await app.runService() } }
         var iterator = stream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            throw Browser.Failure(description: "the key server did not start")
+            throw TestPeerError("the key server did not start")
         }
         portBox.withLock { $0 = port }
     }
