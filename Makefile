@@ -15,7 +15,8 @@ deps:
 
 # Our executables by name: a bare `swift build` may also build dependencies' dynamic-library products
 # (GRDB-dynamic), which SwiftPM cannot link with --static-swift-stdlib (swift-package-manager#8198).
-PRODUCTS := cameracore cgame watchbox lebot cameracore-server cameracore-bench
+# The benchmark (and the test peers it runs) is built by `make bench` only.
+PRODUCTS := cameracore cgame watchbox lebot cameracore-server
 
 build: deps
 	@for product in $(PRODUCTS); do $(RELEASE) --product $$product || exit 1; done
@@ -44,6 +45,7 @@ test: deps lint
 	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip-build --filter CGameKitTests
 
 bench: build
+	$(RELEASE) --product cameracore-bench
 	OMP_THREAD_LIMIT=1 .build/release/cameracore-bench
 
 clean:

@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "CGameKit",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "NetworkSupport",
+                "CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "Networking",
             ],
             swiftSettings: swiftSettings
         ),
@@ -109,9 +109,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // HTTP/1.1 requests with deadlines (plain for cameras, TLS for Gemini) and URL parts.
+        // The network basics the kits and the server share: the HTTP/1.1 client with deadlines (plain
+        // for cameras, TLS for Gemini), the one URL parser, IPv4 addresses, networks and ranges.
         .target(
-            name: "NetworkSupport",
+            name: "Networking",
             dependencies: [
                 "CameraCommon",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,7 +125,7 @@ let package = Package(
         .target(
             name: "WatchBoxKit",
             dependencies: [
-                "CameraCommon", "CameraIO", "NetworkSupport",
+                "CameraCommon", "CameraIO", "Networking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,21 +137,23 @@ let package = Package(
         .executableTarget(
             name: "watchbox",
             dependencies: [
-                "CommandLineSupport", "CameraCommon", "CameraIO", "WatchBoxKit",
+                "CommandLineSupport", "CameraCommon", "CameraIO", "WatchBoxKit", "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WatchBoxKitTests",
-            dependencies: ["watchbox", "CameraCommon", "CameraIO", "WatchBoxKit", "CameraTesting"],
+            dependencies: [
+                "watchbox", "CameraCommon", "CameraIO", "WatchBoxKit", "Networking", "CameraTesting", "CameraTestPeers",
+            ],
             swiftSettings: swiftSettings
         ),
         // LeBot James: ball tracking, shots, coaching; Cairo draws the shot chart.
         .target(
             name: "LeBotKit",
             dependencies: [
-                "CameraCommon", "CameraIO", "CCairo", "NetworkSupport",
+                "CameraCommon", "CameraIO", "CCairo", "Networking",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -169,18 +172,29 @@ let package = Package(
         ),
         .testTarget(
             name: "LeBotKitTests",
-            dependencies: ["lebot", "CameraCommon", "CameraIO", "LeBotKit", "CameraTesting"],
+            dependencies: ["lebot", "CameraCommon", "CameraIO", "LeBotKit", "CameraTesting", "CameraTestPeers"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CGameKitTests",
-            dependencies: ["cgame", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "CameraTesting"],
+            dependencies: [
+                "cgame", "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "CameraTesting", "CameraTestPeers",
+            ],
             swiftSettings: swiftSettings
         ),
+        // Test fixtures every test target shares: media made at test time, corpora with ground truth,
+        // ffprobe as the reference, and running our built tools. No servers here.
         .target(
             name: "CameraTesting",
+            dependencies: ["CameraCommon", "CameraIO"],
+            swiftSettings: swiftSettings
+        ),
+        // Real peers the tests and the benchmark talk to on loopback or in namespaces they create:
+        // GStreamer's RTSP server, an ONVIF device, a Gemini-compatible server, a PostgreSQL cluster.
+        .target(
+            name: "CameraTestPeers",
             dependencies: [
-                "CameraCommon", "CameraIO",
+                "CameraCommon", "CameraTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -205,8 +219,8 @@ let package = Package(
         .executableTarget(
             name: "cameracore-bench",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraTesting", "CameraTransform", "CameraEffects", "CameraAssemble",
-                "CGameKit", "WatchBoxKit", "LeBotKit",
+                "CameraCommon", "CameraIO", "CameraTesting", "CameraTestPeers", "CameraTransform", "CameraEffects",
+                "CameraAssemble", "CGameKit", "WatchBoxKit", "LeBotKit", "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -220,7 +234,7 @@ let package = Package(
         .target(
             name: "CameraServer",
             dependencies: [
-                "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "WatchBoxKit", "LeBotKit", "NetworkSupport",
+                "CameraCommon", "CameraIO", "CameraAssemble", "CGameKit", "WatchBoxKit", "LeBotKit", "Networking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -249,7 +263,8 @@ let package = Package(
         .testTarget(
             name: "CameraServerTests",
             dependencies: [
-                "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "CameraTesting", "NetworkSupport",
+                "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "CameraTesting", "CameraTestPeers",
+                "Networking",
                 "WatchBoxKit", "LeBotKit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -269,7 +284,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CameraCoreCLITests",
-            dependencies: ["cameracore", "CameraTesting"],
+            dependencies: ["cameracore", "CameraCommon", "CameraTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -284,7 +299,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CameraIOTests",
-            dependencies: ["CameraCommon", "CameraIO", "CameraTesting"],
+            dependencies: ["CameraCommon", "CameraIO", "CameraTesting", "CameraTestPeers"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -5,7 +5,9 @@ extension MediaError {
         self.init(.invalidArgument, operation: operation, message: Self.describe(error))
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// What was wrong with a JSON document, naming the field: the one describer for files, request
+    /// bodies and configuration.
+    public static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let parts = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }
             let joined = parts.joined()

@@ -1,5 +1,6 @@
 import CameraCommon
 import Foundation
+import Networking
 import WatchBoxKit
 
 #if canImport(Glibc)
@@ -132,20 +133,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         do {
             return try JSONDecoder().decode(ServerConfiguration.self, from: data)
         } catch let error as DecodingError {
-            throw MediaError(.invalidArgument, operation: "read configuration \(path)", message: Self.describe(error))
+            throw MediaError(decoding: error, operation: "read configuration \(path)")
         } catch {
             throw MediaError(.invalidArgument, operation: "read configuration \(path)", message: "not JSON")
-        }
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): wrong type"
-        case .dataCorrupted(let context):
-            context.codingPath.isEmpty
-                ? "not valid JSON" : "\(context.codingPath.map(\.stringValue).joined(separator: ".")): invalid value"
-        default: "not a configuration object"
         }
     }
 
@@ -167,28 +157,4 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             throw MediaError(.invalidArgument, operation: operation, message: "bcryptCost: must be 4…31")
         }
     }
-}
-
-/// An IPv4 network in CIDR form.
-public struct IPv4Network: Sendable, Equatable {
-    public var address: UInt32
-    public var prefix: Int
-
-    public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let address = Self.parse(String(parts[0])) else { return nil }
-        let prefix = parts.count == 2 ? Int(parts[1]) : 32
-        guard let prefix, (0...32).contains(prefix) else { return nil }
-        self.address = address & Self.mask(prefix)
-        self.prefix = prefix
-    }
-
-    static func mask(_ prefix: Int) -> UInt32 { prefix == 0 ? 0 : UInt32.max << UInt32(32 - prefix) }
-
-    public static func parse(_ text: String) -> UInt32? { AddressRange.address(Substring(text)) }
-
-    public func contains(_ address: UInt32) -> Bool { address & Self.mask(prefix) == self.address }
-
-    /// Whether every address of `other` is inside this network.
-    public func contains(_ other: IPv4Network) -> Bool { other.prefix >= prefix && contains(other.address) }
 }

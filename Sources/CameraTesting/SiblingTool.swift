@@ -3,11 +3,7 @@ import Foundation
 /// Runs one of the package's command-line tools, built next to the test bundle, the way a user
 /// would: arguments, text on standard input, and what it printed.
 public enum SiblingTool {
-    public struct Result: Sendable {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
-    }
+    public typealias Result = Subprocess.Output
 
     /// The built executable `name` (e.g. `watchbox`) beside the running tests.
     public static func path(_ name: String) -> String {
@@ -21,30 +17,11 @@ public enum SiblingTool {
     public static func run(
         _ name: String, _ arguments: [String], input: String? = nil, namespace: String? = nil
     ) throws -> Result {
-        let process = Process()
         if let namespace {
-            process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
-            process.arguments = ["netns", "exec", namespace, path(name)] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path(name))
-            process.arguments = arguments
+            return try Subprocess.run(
+                "ip", ["netns", "exec", namespace, path(name)] + arguments, input: input,
+                check: false)
         }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+        return try Subprocess.run(path(name), arguments, input: input, check: false)
     }
 }

@@ -18,25 +18,41 @@ public enum Subprocess {
     }
 
     /// Runs `executable` (looked up on PATH) with `arguments` and waits for it.
+    /// `input` goes to its standard input (nil: an empty stream).
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String], check: Bool = true) throws -> Output {
-        let (output, _) = try launch(executable, arguments)
+    public static func run(_ executable: String, _ arguments: [String], input: String? = nil, check: Bool = true)
+        throws -> Output
+    {
+        let (output, _) = try launch(executable, arguments, input: input)
         if check && output.status != 0 {
             throw SubprocessError(command: ([executable] + arguments).joined(separator: " "), output: output)
         }
         return output
     }
 
-    private static func launch(_ executable: String, _ arguments: [String]) throws -> (Output, [UInt8]) {
+    /// An absolute `executable` runs as it is; a bare name is looked up on PATH.
+    private static func launch(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (
+        Output, [UInt8]
+    ) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
+        if executable.hasPrefix("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
         let outPipe = Pipe()
         let errPipe = Pipe()
+        let inPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
         try process.run()
+        if let input {
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inPipe.fileHandleForWriting.close()
+        }
         // Read both pipes concurrently so neither fills up and blocks the child.
         let errors = DataBox()
         let done = DispatchSemaphore(value: 0)

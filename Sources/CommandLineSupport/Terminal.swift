@@ -65,11 +65,8 @@ public func printJSON<T: Encodable>(_ value: T) throws {
 
 public enum JSON {
     public static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Dates as ISO 8601 text, which scripts can read, not seconds since 2001.
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try JSONFile.encoder().encode(value), as: UTF8.self)
     }
 }
 

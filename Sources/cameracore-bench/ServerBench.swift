@@ -1,3 +1,4 @@
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import HTTPTypes

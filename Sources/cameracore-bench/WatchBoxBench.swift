@@ -1,5 +1,6 @@
 import CameraCommon
 import CameraIO
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import Synchronization

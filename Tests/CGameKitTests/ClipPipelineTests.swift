@@ -2,6 +2,7 @@ import CGameKit
 import CameraAssemble
 import CameraCommon
 import CameraIO
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import CameraCommon
 import CameraIO
 import CameraTesting
 import Foundation

@@ -1,7 +1,8 @@
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1
-import NetworkSupport
+import Networking
 
 /// Headless Chromium driven through chromedriver's W3C WebDriver API on a loopback port: the browser
 /// a person would use, loading the real web UI from the test server.
@@ -93,7 +94,7 @@ final class Browser: @unchecked Sendable {
     private func call(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any]
     {
         let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
-        let response = try await HTTPExchange.send(
+        let response = try await HTTPClient.send(
             method, url: HTTPURL(base + path)!, headers: [("Content-Type", "application/json")], body: bytes,
             timeout: .seconds(60), limit: 64 << 20)
         let object =

@@ -1,9 +1,10 @@
 import CameraCommon
 import CameraServer
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1
-import NetworkSupport
+import Networking
 import Testing
 
 func temporaryDirectory() throws -> String {
@@ -85,7 +86,7 @@ final class TestServer: Sendable {
             fields.append(("Content-Type", "application/json"))
         }
         if let token { fields.append(("Authorization", "Bearer \(token)")) }
-        let response = try await HTTPExchange.send(
+        let response = try await HTTPClient.send(
             method, url: HTTPURL(base + path)!, headers: fields, body: bytes, timeout: .seconds(60), limit: 256 << 20)
         return Reply(status: response.status, body: response.body, headers: response.headers)
     }

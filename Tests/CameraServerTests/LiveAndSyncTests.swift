@@ -1,6 +1,7 @@
 import CGameKit
 import CameraCommon
 import CameraServer
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import HTTPTypes

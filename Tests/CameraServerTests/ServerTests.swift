@@ -1,6 +1,7 @@
 import CGameKit
 import CameraCommon
 import CameraServer
+import CameraTestPeers
 import CameraTesting
 import Crypto
 import Foundation
@@ -8,7 +9,7 @@ import HTTPTypes
 import JWTKit
 import LeBotKit
 import NIOHTTP1
-import NetworkSupport
+import Networking
 import Testing
 
 @Suite("Server", .serialized)

@@ -1,4 +1,5 @@
 import CameraServer
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraTestPeers
 import CameraTesting
 import Foundation
 import LeBotKit

@@ -1,6 +1,8 @@
 import CameraCommon
+import CameraTestPeers
 import CameraTesting
 import Foundation
+import Networking
 import Testing
 import WatchBoxKit
 

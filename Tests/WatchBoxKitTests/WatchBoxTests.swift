@@ -2,6 +2,7 @@ import CameraCommon
 import CameraIO
 import CameraTesting
 import Foundation
+import Networking
 import Testing
 import WatchBoxKit
 

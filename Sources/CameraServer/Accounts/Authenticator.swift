@@ -1,0 +1,209 @@
+import CameraCommon
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import JWTKit
+import NIOHTTP1
+import NIOPosix
+import Networking
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Password hashes, session tokens (HS256 JWTs from jwt-kit, short-lived, with a rotating refresh
+/// secret stored hashed), revocation, and Sign in with Apple.
+public final class Authenticator: Sendable {
+    let store: ServerStore
+    let keys: JWTKeyCollection
+    let accessLifetime: Double
+    let refreshLifetime: Double
+    let bcryptCost: Int
+    let apple: AppleKeySet
+    /// Revoked session ids whose access tokens could still be unexpired. Checked on every request
+    /// without a database round trip; filled from the database at start.
+    private let revoked = Mutex<[String: Date]>([:])
+
+    init(store: ServerStore, secret: [UInt8], configuration: ServerConfiguration) async throws {
+        self.store = store
+        keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        accessLifetime = configuration.accessTokenSeconds
+        refreshLifetime = configuration.refreshTokenSeconds
+        bcryptCost = configuration.bcryptCost
+        apple = AppleKeySet(
+            url: configuration.appleJWKSURL, clientID: configuration.appleClientID,
+            refetchInterval: configuration.appleKeysRefetchSeconds)
+        let since = Date().addingTimeInterval(-configuration.accessTokenSeconds)
+        let ids = try await store.revokedSessionIDs(since: since)
+        revoked.withLock { table in for id in ids { table[id] = Date() } }
+    }
+
+    /// The signing key: the configured secret, or 32 random bytes kept in `session.key` (mode 0600)
+    /// so tokens survive a restart.
+    static func secret(configuration: ServerConfiguration) throws(MediaError) -> [UInt8] {
+        if let secret = configuration.sessionSecret {
+            guard secret.utf8.count >= 32 else {
+                throw MediaError(
+                    .invalidArgument, operation: "check configuration",
+                    message: "sessionSecret: must be at least 32 characters")
+            }
+            return Array(secret.utf8)
+        }
+        let path = configuration.dataDirectory + "/session.key"
+        if let data = FileManager.default.contents(atPath: path), data.count >= 32 { return Array(data) }
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            throw MediaError(.writeFailed, operation: "create session key", message: "cannot create \(path)")
+        }
+        defer { close(descriptor) }
+        guard write(descriptor, bytes, bytes.count) == bytes.count else {
+            throw MediaError(.writeFailed, operation: "create session key", message: "cannot write \(path)")
+        }
+        return bytes
+    }
+
+    // MARK: Passwords
+
+    func hash(password: String) async throws -> String {
+        let cost = UInt8(bcryptCost)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    func verify(password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// A hash to check against when the e-mail is unknown, so both cases take as long.
+    private static let decoyHash = Bcrypt.hash("decoy-password", cost: 10)
+
+    func signUp(email: String, password: String) async throws -> SessionTokens {
+        let email = try Self.normalized(email: email)
+        guard password.count >= 8, password.utf8.count <= 72 else {
+            throw MediaError(.invalidArgument, operation: "sign up", message: "password: use 8 to 72 characters")
+        }
+        let hash = try await hash(password: password)
+        let user: User
+        do {
+            user = try await store.createUser(email: email, passwordHash: hash)
+        } catch let error as DatabaseFailure where error.isConflict {
+            throw AuthError.emailTaken
+        }
+        return try await openSession(for: user)
+    }
+
+    func logIn(email: String, password: String) async throws -> SessionTokens {
+        let email = (try? Self.normalized(email: email)) ?? ""
+        guard let found = try await store.user(email: email), let stored = found.passwordHash else {
+            _ = try await verify(password: password, hash: Self.decoyHash)
+            throw AuthError.wrongCredentials
+        }
+        guard try await verify(password: password, hash: stored) else { throw AuthError.wrongCredentials }
+        return try await openSession(for: found.user)
+    }
+
+    static func normalized(email: String) throws(MediaError) -> String {
+        let email = email.trimmingWhitespace().lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !email.contains(where: { $0.isWhitespace })
+        else {
+            throw MediaError(.invalidArgument, operation: "sign up", message: "email: not an e-mail address")
+        }
+        return email
+    }
+
+    // MARK: Sessions
+
+    func openSession(for user: User) async throws -> SessionTokens {
+        let sessionID = UUID().uuidString.lowercased()
+        let secret = Self.randomSecret()
+        try await store.createSession(
+            id: sessionID, userID: user.id, refreshHash: Self.digest(secret),
+            expiresAt: Date().addingTimeInterval(refreshLifetime))
+        return try await tokens(user: user, sessionID: sessionID, secret: secret)
+    }
+
+    private func tokens(user: User, sessionID: String, secret: String) async throws -> SessionTokens {
+        let now = Date()
+        let expiry = now.addingTimeInterval(accessLifetime)
+        let claims = AccessClaims(
+            sub: .init(value: user.id), sid: sessionID, iat: .init(value: now), exp: .init(value: expiry),
+            typ: "access")
+        let token = try await keys.sign(claims)
+        return SessionTokens(user: user, accessToken: token, refreshToken: "\(sessionID).\(secret)", expiresAt: expiry)
+    }
+
+    /// A new access token and a new refresh secret; the old secret stops working (a stolen one used
+    /// after the owner refreshed fails).
+    func refresh(_ refreshToken: String) async throws -> SessionTokens {
+        let parts = refreshToken.split(separator: ".")
+        guard parts.count == 2 else { throw AuthError.invalid }
+        let sessionID = String(parts[0])
+        let secret = Self.randomSecret()
+        guard
+            let userID = try await store.rotateSession(
+                id: sessionID, oldHash: Self.digest(String(parts[1])), newHash: Self.digest(secret),
+                expiresAt: Date().addingTimeInterval(refreshLifetime)),
+            let user = try await store.user(id: userID)
+        else { throw AuthError.invalid }
+        return try await tokens(user: user, sessionID: sessionID, secret: secret)
+    }
+
+    func logOut(sessionID: String) async throws {
+        try await store.revokeSession(id: sessionID)
+        let now = Date()
+        let horizon = now.addingTimeInterval(-accessLifetime)
+        revoked.withLock { table in
+            table[sessionID] = now
+            table = table.filter { $0.value > horizon }
+        }
+    }
+
+    /// The user and session of a valid, unexpired, unrevoked access token.
+    func authenticate(_ token: String) async throws(AuthError) -> (userID: String, sessionID: String) {
+        let claims: AccessClaims
+        do {
+            claims = try await keys.verify(token, as: AccessClaims.self)
+        } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+            throw .expired
+        } catch {
+            throw .invalid
+        }
+        if revoked.withLock({ $0[claims.sid] != nil }) { throw .revoked }
+        return (claims.sub.value, claims.sid)
+    }
+
+    static func randomSecret() -> String { hex((0..<32).map { _ in UInt8.random(in: 0...255) }) }
+
+    static func digest(_ text: String) -> String { hex(SHA256.hash(data: Array(text.utf8))) }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    // MARK: Sign in with Apple
+
+    /// Verifies an identity token against Apple's keys and the app's client id; finds the account
+    /// by Apple's subject, or by e-mail (linking it), or creates one.
+    func signInWithApple(identityToken: String) async throws -> SessionTokens {
+        let token = try await apple.verify(identityToken)
+        if let user = try await store.user(appleSubject: token.subject.value) {
+            return try await openSession(for: user)
+        }
+        guard let email = token.email.flatMap({ try? Self.normalized(email: $0) }) else {
+            throw AuthError.appleToken("the token has no e-mail and no account is linked to it")
+        }
+        if let existing = try await store.user(email: email) {
+            try await store.linkApple(userID: existing.user.id, subject: token.subject.value)
+            return try await openSession(for: existing.user)
+        }
+        let user = try await store.createUser(email: email, passwordHash: nil, appleSubject: token.subject.value)
+        return try await openSession(for: user)
+    }
+}

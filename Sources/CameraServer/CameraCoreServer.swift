@@ -1,0 +1,205 @@
+import CameraCommon
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The CameraCore server: accounts, CGame sync, the LeBot proxy, the WatchBox API with live view,
+/// and the web UI.
+public final class CameraServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let store: ServerStore
+    let auth: Authenticator
+    let files: ClipFiles
+    let cameras: CameraService
+    let lebot: LeBotService
+    let signInLimiter: RateLimiter
+    let logger: Logger
+    private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
+
+    /// Opens the data directory and the database (migrating it) and prepares every service.
+    ///
+    /// - Throws: ``MediaError`` naming what is wrong with the configuration or the data directory.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "cameracore-server")) async throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw MediaError(
+                .writeFailed, operation: "open data directory",
+                message: "cannot create \(configuration.dataDirectory)")
+        }
+        let database: any SQLDatabase
+        if let url = configuration.databaseURL {
+            database = try PostgreSQLDatabase(url: url)
+        } else {
+            database = try SQLiteDatabase(path: configuration.dataDirectory + "/cameracore.sqlite")
+        }
+        store = try await ServerStore(database: database)
+        auth = try await Authenticator(
+            store: store, secret: try Authenticator.secret(configuration: configuration), configuration: configuration)
+        files = try ClipFiles(root: configuration.dataDirectory)
+        cameras = try CameraService(store: store, configuration: configuration)
+        lebot = LeBotService(configuration: configuration, files: files)
+        signInLimiter = RateLimiter(perMinute: configuration.signInsPerMinute)
+        if let email = configuration.demoEmail, let password = configuration.demoPassword,
+            try await store.user(email: email) == nil
+        {
+            _ = try await auth.signUp(email: email, password: password)
+        }
+    }
+
+    /// Every route of the API.
+    public var routes: [Route] {
+        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.routes(server: self) + [
+            Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in
+                try json(["status": "ok", "database": self.store.database.name])
+            }
+        ]
+    }
+
+    /// The router: API routes behind authentication, then the web UI's files.
+    func router() -> Router<AppContext> {
+        let router = Router(context: AppContext.self)
+        router.add(middleware: SecurityHeaders())
+        router.add(middleware: JSONLimit(limit: configuration.maxJSONBytes))
+        if let folder = Bundle.module.path(forResource: "Public", ofType: nil) {
+            router.add(middleware: FileMiddleware(folder, searchForIndexHtml: true))
+        }
+        for route in routes {
+            let guarded = authenticated(route)
+            if let accept = route.webSocket {
+                // The upgrade is refused (401/404) before it happens; the handler checks again
+                // because the upgraded connection starts from the unauthenticated context.
+                router.ws(
+                    RouterPath(route.path),
+                    shouldUpgrade: { request, context in
+                        do {
+                            var context = context
+                            try await self.authenticate(request, &context, route: route)
+                            _ = try await accept(request, context)
+                        } catch {
+                            throw APIError.from(error)
+                        }
+                        return .upgrade([:])
+                    },
+                    onUpgrade: { inbound, outbound, upgraded in
+                        var context = upgraded.requestContext
+                        try await self.authenticate(upgraded.request, &context, route: route)
+                        let session = try await accept(upgraded.request, context)
+                        try await session(inbound, outbound)
+                    })
+            } else {
+                router.on(RouterPath(route.path), method: route.method, use: guarded)
+            }
+        }
+        return router
+    }
+
+    private func authenticated(_ route: Route) -> @Sendable (Request, AppContext) async throws -> Response {
+        { request, context in
+            var context = context
+            do {
+                try await self.authenticate(request, &context, route: route)
+                return try await route.handler(request, context)
+            } catch {
+                throw APIError.from(error)
+            }
+        }
+    }
+
+    /// Sets the caller from `Authorization: Bearer` (apps, scripts) or the session cookie (the web
+    /// UI). Cookie-authenticated writes must carry `X-CameraCore: 1`, which a cross-site form cannot
+    /// send, on top of the cookie's SameSite=Strict.
+    func authenticate(_ request: Request, _ context: inout AppContext, route: Route) async throws {
+        guard route.access == .user else { return }
+        let bearer = request.headers[.authorization].flatMap { header -> String? in
+            header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)).trimmingWhitespace() : nil
+        }
+        let token: String
+        if let bearer {
+            token = bearer
+        } else if let cookie = request.cookies[Self.sessionCookie]?.value {
+            let safe = [HTTPRequest.Method.get, .head].contains(request.method) || route.isWebSocket
+            guard safe || request.headers[HTTPField.Name("X-CameraCore")!] == "1" else {
+                throw APIError(.forbidden, "cookie-authenticated writes need the X-CameraCore: 1 header")
+            }
+            token = cookie
+        } else {
+            throw APIError(.unauthorized, AuthError.missing.description)
+        }
+        do {
+            let (userID, sessionID) = try await auth.authenticate(token)
+            context.userID = userID
+            context.sessionID = sessionID
+        } catch {
+            throw APIError(
+                .unauthorized, error.description, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+        }
+    }
+
+    static let sessionCookie = "cc_session"
+
+    /// Builds the Hummingbird application (HTTP/1.1 with WebSocket upgrades).
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let router = router()
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router,
+                configuration: .init(
+                    http1: .init(additionalChannelHandlers: [ExpectContinueHandler()]), ws: .init(maxFrameSize: 1 << 20)
+                )
+            ),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Serves until the task is cancelled.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(onRunning: onRunning).runService()
+        await shutdown()
+    }
+
+    /// Starts in the background (tests, benchmarks) and returns the port.
+    public func start() async throws -> Int {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task {
+            try await application { port in continuation.yield(port) }.runService(gracefulShutdownSignals: [])
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw MediaError(.network, operation: "start server", message: "it stopped before listening")
+        }
+        running.withLock { $0 = (task, port) }
+        return port
+    }
+
+    public func stop() async {
+        let task = running.withLock { state -> Task<Void, any Error>? in
+            defer { state = nil }
+            return state?.task
+        }
+        task?.cancel()
+        _ = await task?.result
+        await shutdown()
+    }
+
+    func shutdown() async {
+        cameras.stopAll()
+        await store.database.close()
+    }
+}

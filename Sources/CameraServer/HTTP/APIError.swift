@@ -1,0 +1,62 @@
+import CameraCommon
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An error answer: `{"error": "message"}` with a status. Messages name what was wrong and never
+/// echo credentials.
+public struct APIError: HTTPResponseError, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var message: String
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+    }
+
+    public var description: String { "\(status.code) \(message)" }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        let body = (try? JSONEncoder().encode(["error": message])) ?? Data("{}".utf8)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// Maps the errors routes meet to statuses.
+    static func from(_ error: any Error) -> any Error {
+        switch error {
+        case is APIError, is HTTPError: return error
+        case let error as AuthError:
+            switch error {
+            case .emailTaken: return APIError(.conflict, error.description)
+            case .appleUnavailable: return APIError(.serviceUnavailable, error.description)
+            default: return APIError(.unauthorized, error.description)
+            }
+        case let error as MediaError:
+            let status: HTTPResponse.Status =
+                switch error.kind {
+                case .invalidArgument, .invalidData, .unsupported: .badRequest
+                case .notFound: .notFound
+                case .timedOut: .gatewayTimeout
+                case .authenticationFailed: .badGateway
+                default: .internalServerError
+                }
+            return APIError(status, error.description)
+        case let error as DatabaseFailure where error.isConflict:
+            return APIError(.conflict, "that already exists")
+        default:
+            return APIError(.internalServerError, "internal error")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import CameraCommon
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import JWTKit
+import NIOHTTP1
+import NIOPosix
+import Networking
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A sliding one-minute window per key (user id or address). Small and in memory: enough for one
+/// server process; several processes behind a balancer would each allow the limit.
+final class RateLimiter: Sendable {
+    let perMinute: Int
+    private let windows = Mutex<[String: [ContinuousClock.Instant]]>([:])
+
+    init(perMinute: Int) { self.perMinute = perMinute }
+
+    /// True when `key` may go ahead now (and counts it); otherwise the seconds to wait.
+    func allow(_ key: String) -> (allowed: Bool, retryAfter: Int) {
+        let now = ContinuousClock.now
+        return windows.withLock { table in
+            if table.count > 10_000 { table = table.filter { now - ($0.value.last ?? now) < .seconds(60) } }
+            var recent = (table[key] ?? []).filter { now - $0 < .seconds(60) }
+            guard recent.count < perMinute else {
+                let wait = .seconds(60) - (now - recent[0])
+                return (false, max(1, Int(wait.components.seconds) + 1))
+            }
+            recent.append(now)
+            table[key] = recent
+            return (true, 0)
+        }
+    }
+}

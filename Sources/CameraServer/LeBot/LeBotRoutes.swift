@@ -1,0 +1,212 @@
+import CameraCommon
+import CameraIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LeBotKit
+import NIOHTTP1
+import Networking
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The spec's backend: ephemeral Live tokens and the analyzeShot proxy, with the API key kept on
+/// the server; plus workout analysis for the web UI.
+struct LeBotService: Sendable {
+    let configuration: ServerConfiguration
+    let files: ClipFiles
+    let tokenLimiter: RateLimiter
+    let analyzeLimiter: RateLimiter
+
+    init(configuration: ServerConfiguration, files: ClipFiles) {
+        self.configuration = configuration
+        self.files = files
+        tokenLimiter = RateLimiter(perMinute: configuration.ephemeralTokensPerMinute)
+        analyzeLimiter = RateLimiter(perMinute: configuration.analyzeShotsPerMinute)
+    }
+
+    struct EphemeralToken: Codable {
+        var token: String
+        var expiresAt: Date
+    }
+
+    /// Gemini's `auth_tokens` answer: the token is its `name`.
+    struct AuthTokenAnswer: Decodable {
+        var name: String
+    }
+
+    struct WorkoutResult: Codable {
+        var id: String
+        var analysis: WorkoutAnalysis
+        var tips: [String]
+        var chartURL: String
+    }
+
+    func limit(_ limiter: RateLimiter, _ userID: String) throws {
+        let (allowed, wait) = limiter.allow(userID)
+        guard allowed else {
+            throw APIError(
+                .tooManyRequests, "rate limit reached; try again in \(wait) s", headers: [.retryAfter: "\(wait)"])
+        }
+    }
+
+    var apiKey: String {
+        get throws {
+            guard let key = configuration.geminiAPIKey, !key.isEmpty else {
+                throw APIError(.serviceUnavailable, "the AI service is not configured on this server")
+            }
+            return key
+        }
+    }
+
+    func routes(server: CameraServer) -> [Route] {
+        [
+            Route(
+                method: .post, path: "/api/ephemeral-token", access: .user,
+                summary: "A short-lived, single-use Gemini Live token (rate-limited)"
+            ) { _, context in
+                try limit(tokenLimiter, try context.user())
+                return try json(try await ephemeralToken())
+            },
+            Route(
+                method: .post, path: "/api/analyze-shot", access: .user,
+                summary: "The spec's analyzeShot: frames in, {outcome, tip} out"
+            ) { request, context in
+                try limit(analyzeLimiter, try context.user())
+                let body = try await decode(ProxyShotRequest.self, from: request, context: context)
+                return try json(try await analyzeShot(body))
+            },
+            Route(
+                method: .post, path: "/api/lebot/workouts", access: .user,
+                summary: "Upload a workout video (?rim=x,y,w,h) and get shots, chart and tips"
+            ) { request, context in
+                try await analyzeWorkout(request, userID: try context.user())
+            },
+            Route(method: .get, path: "/api/lebot/workouts/:id", access: .user, summary: "A workout's analysis") {
+                _, context in
+                let path = files.workouts(userID: try context.user()) + "/\(try pathID(context)).json"
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw APIError(.notFound, "no such workout")
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                    body: .init(byteBuffer: .init(bytes: data)))
+            },
+            Route(
+                method: .get, path: "/api/lebot/workouts/:id/chart", access: .user,
+                summary: "A workout's shot chart (SVG)"
+            ) { request, context in
+                try await files.serve(
+                    files.workouts(userID: try context.user()) + "/\(try pathID(context)).svg",
+                    contentType: "image/svg+xml", request: request, context: context)
+            },
+        ]
+    }
+
+    /// Asks Gemini's provisioning service for a token that works once, for a new session within a
+    /// minute, and for at most 30 minutes.
+    func ephemeralToken() async throws -> EphemeralToken {
+        let key = try apiKey
+        let now = Date()
+        let expiry = now.addingTimeInterval(1800)
+        let formatter = ISO8601DateFormatter()
+        let body: [String: Any] = [
+            "uses": 1, "expireTime": formatter.string(from: expiry),
+            "newSessionExpireTime": formatter.string(from: now.addingTimeInterval(60)),
+            "bidiGenerateContentSetup": [
+                "model": "models/\(configuration.geminiModel)",
+                "generationConfig": ["responseModalities": ["TEXT"]],
+            ],
+        ]
+        let base =
+            configuration.geminiBaseURL.hasSuffix("/")
+            ? String(configuration.geminiBaseURL.dropLast()) : configuration.geminiBaseURL
+        guard let url = HTTPURL(base + "/v1alpha/auth_tokens") else {
+            throw APIError(.internalServerError, "geminiBaseURL is not a URL")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.send(
+                .POST, url: url, headers: [("Content-Type", "application/json"), ("x-goog-api-key", key)],
+                body: Array(try JSONSerialization.data(withJSONObject: body)), timeout: .seconds(10))
+        } catch {
+            throw APIError(.serviceUnavailable, "the Gemini API is unreachable")
+        }
+        guard response.status == 200,
+            let answer = try? JSONDecoder().decode(AuthTokenAnswer.self, from: Data(response.body))
+        else {
+            throw APIError(.serviceUnavailable, "the Gemini API refused the token request (HTTP \(response.status))")
+        }
+        return EphemeralToken(token: answer.name, expiresAt: expiry)
+    }
+
+    /// Validates the frames, calls Gemini REST with the server's key, and returns the parsed answer.
+    /// 400: no or bad image; 503: Gemini unreachable or failing; 500: anything else.
+    func analyzeShot(_ body: ProxyShotRequest) async throws -> ShotAnalysisResponse {
+        let encoded = (body.images ?? []).isEmpty ? [body.image].compactMap { $0 } : body.images ?? []
+        guard !encoded.isEmpty, encoded.count <= 8 else {
+            throw APIError(.badRequest, "image: send 1 to 8 base64 JPEG or PNG frames")
+        }
+        var images: [[UInt8]] = []
+        for (index, text) in encoded.enumerated() {
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), data.count > 4 else {
+                throw APIError(.badRequest, "image \(index + 1): not base64")
+            }
+            let bytes = Array(data)
+            let isJPEG = bytes[0] == 0xFF && bytes[1] == 0xD8
+            let isPNG = bytes[0] == 0x89 && bytes[1] == 0x50 && bytes[2] == 0x4E && bytes[3] == 0x47
+            guard isJPEG || isPNG else { throw APIError(.badRequest, "image \(index + 1): not a JPEG or PNG") }
+            images.append(bytes)
+        }
+        let prompt =
+            body.prompt.map { String($0.prefix(2000)) }
+            ?? "Analyze this basketball shot. Reply only with JSON: {\"outcome\": \"make\" or \"miss\", \"tip\": one short coaching tip}."
+        let client = GeminiRESTClient(
+            apiKey: try apiKey,
+            configuration: GeminiConfiguration(
+                restBase: configuration.geminiBaseURL, model: configuration.geminiModel, timeout: .seconds(20)))
+        do {
+            return try await client.analyze(ShotAnalysisRequest(prompt: prompt, images: images))
+        } catch {
+            switch error {
+            case .badRequest, .invalidResponse:
+                throw APIError(.serviceUnavailable, "the Gemini API returned an error")
+            default:
+                throw APIError(.serviceUnavailable, "the Gemini API is unreachable or failing")
+            }
+        }
+    }
+
+    func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {
+        guard let rimText = request.uri.queryParameters.get("rim") else {
+            throw APIError(.badRequest, "rim: give the rim as ?rim=x,y,w,h (fractions of the frame)")
+        }
+        let rim = try RimCalibration(parsing: rimText)
+        let id = UUID().uuidString.lowercased()
+        let folder = files.workouts(userID: userID)
+        let video = folder + "/\(id).mp4"
+        _ = try await files.receive(request.body, to: video, limit: configuration.maxWorkoutBytes)
+        defer { unlink(video) }
+        let analysis: WorkoutAnalysis
+        do {
+            analysis = try await Task.detached { () throws(MediaError) -> WorkoutAnalysis in
+                try WorkoutAnalyzer(rim: rim, threads: 1).analyze(video)
+            }.value
+        } catch {
+            throw APIError(.badRequest, "the upload could not be analysed: \(error)")
+        }
+        var coach = CoachingTipsManager()
+        var streak = 0
+        let tips = analysis.shots.map { shot -> String in
+            streak = shot.outcome == .make ? streak + 1 : 0
+            return coach.tip(for: CoachingContext(outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle))
+        }
+        var stored = analysis
+        stored.source = "upload"
+        let result = WorkoutResult(id: id, analysis: stored, tips: tips, chartURL: "/api/lebot/workouts/\(id)/chart")
+        try ShotChart(analysis: stored).write(to: folder + "/\(id).svg")
+        try JSONFile.write(result, to: folder + "/\(id).json", operation: "save workout")
+        return try json(result, status: .created)
+    }
+}

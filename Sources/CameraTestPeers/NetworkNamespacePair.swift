@@ -1,0 +1,82 @@
+import CameraTesting
+import Foundation
+
+/// Two network namespaces joined by a veth pair, for tests that need multicast or a subnet to scan
+/// without touching any real network: `client` (10.77.0.1/24) and `device` (10.77.0.2/24), each
+/// with only loopback and its end of the pair, multicast on, and 239.255.255.250 routed through it.
+///
+/// Needs root (CI runs as root) and iproute2. Everything is removed by ``close()`` or deinit.
+public final class NetworkNamespacePair: @unchecked Sendable {
+    // @unchecked: immutable after init except `closed`, which only close() touches.
+    public static let ip = FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
+    public static let clientAddress = "10.77.0.1"
+    public static let deviceAddress = "10.77.0.2"
+    public static let subnet = "10.77.0.0/24"
+
+    public let client: String
+    public let device: String
+    public let clientInterface: String
+    public let deviceInterface: String
+    private var closed = false
+
+    /// Whether this machine lets tests make namespaces (root and iproute2).
+    public static var isAvailable: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip)
+    }
+
+    nonisolated(unsafe) private static var counter = 0
+    private static let lock = NSLock()
+
+    public init() throws {
+        let n = Self.lock.withLock {
+            Self.counter += 1
+            return Self.counter
+        }
+        let tag = "\(getpid() % 100_000)x\(n)"
+        client = "wbc\(tag)"
+        device = "wbd\(tag)"
+        clientInterface = "wc\(tag)"
+        deviceInterface = "wd\(tag)"
+        do {
+            try Self.ip(["netns", "add", client])
+            try Self.ip(["netns", "add", device])
+            try Self.ip(["link", "add", clientInterface, "type", "veth", "peer", "name", deviceInterface])
+            for (namespace, interface, address) in [
+                (client, clientInterface, Self.clientAddress), (device, deviceInterface, Self.deviceAddress),
+            ] {
+                try Self.ip(["link", "set", interface, "netns", namespace])
+                try Self.ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", interface])
+                try Self.ip(["-n", namespace, "link", "set", "lo", "up"])
+                try Self.ip(["-n", namespace, "link", "set", interface, "multicast", "on", "up"])
+                try Self.ip(["-n", namespace, "route", "add", "239.255.255.250/32", "dev", interface])
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Deletes both namespaces (the veth pair goes with them). Kill processes inside first.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        _ = try? Self.ip(["netns", "del", client], check: false)
+        _ = try? Self.ip(["netns", "del", device], check: false)
+    }
+
+    /// `ip netns exec <namespace>` + `command`, for Process.
+    public func exec(in namespace: String, _ command: [String]) -> (executable: String, arguments: [String]) {
+        (Self.ip, ["netns", "exec", namespace] + command)
+    }
+
+    @discardableResult
+    static func ip(_ arguments: [String], check: Bool = true) throws -> Subprocess.Output {
+        let output = try Subprocess.run(ip, arguments, check: false)
+        if check && output.status != 0 {
+            throw TestPeerError("ip \(arguments.joined(separator: " ")) failed: \(output.stderr)")
+        }
+        return output
+    }
+}

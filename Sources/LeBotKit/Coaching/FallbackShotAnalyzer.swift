@@ -1,0 +1,38 @@
+import CameraCommon
+import FoundationEssentials
+import NIOHTTP1
+import Networking
+
+/// Tries analysers in order — Gemini Live, REST through the proxy — and falls back to a local tip
+/// when all fail (offline). The outcome then is the detector's own.
+public struct FallbackShotAnalyzer: Sendable {
+    public var chain: [any ShotAnalyzing]
+
+    public init(chain: [any ShotAnalyzing]) {
+        self.chain = chain
+    }
+
+    public struct Answer: Sendable {
+        public var response: ShotAnalysisResponse
+        /// Which link answered: 0 for the first; nil for the local tips.
+        public var source: Int?
+        public var errors: [GeminiError]
+    }
+
+    public func analyze(
+        _ request: ShotAnalysisRequest, shot: ShotEvent, tips: inout CoachingTipsManager, streak: Int
+    ) async -> Answer {
+        var errors: [GeminiError] = []
+        for (index, analyzer) in chain.enumerated() {
+            do {
+                return Answer(response: try await analyzer.analyze(request), source: index, errors: errors)
+            } catch {
+                errors.append(error)
+            }
+        }
+        let tip = tips.tip(
+            for: CoachingContext(
+                outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle, reason: shot.reason))
+        return Answer(response: ShotAnalysisResponse(outcome: shot.outcome, tip: tip), source: nil, errors: errors)
+    }
+}

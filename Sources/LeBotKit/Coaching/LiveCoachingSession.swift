@@ -1,0 +1,149 @@
+import CameraCommon
+import CameraIO
+import FoundationEssentials
+import Synchronization
+
+/// The live coaching loop (the spec's training screen without the screen): reads a stream or file,
+/// counts each shot as it is decided, asks the coach in the background — Gemini Live, then REST
+/// through our server, then the local tips — and speaks the answer.
+///
+/// Decoding never waits for the network: answers are picked up at media time by the next frame,
+/// so a file is analysed as fast as it decodes and a stream in real time.
+public final class LiveCoachingSession {
+    /// One decided shot with its tip, as `lebot live --json` prints it.
+    public struct ShotReport: Codable, Sendable {
+        public var shot: ShotEvent
+        public var tip: String?
+        /// `gemini-live`, `proxy` or `local`.
+        public var tipSource: String
+        /// Why a coach further down the chain answered.
+        public var problems: [String]
+        public var stats: TrainingSession.Stats
+
+        init(_ shot: ShotEvent, _ answer: FallbackShotAnalyzer.Answer, stats: TrainingSession.Stats) {
+            var compact = shot
+            compact.trajectory = nil
+            self.shot = compact
+            tip = answer.response.tip
+            tipSource = answer.source.map { ["gemini-live", "proxy"][$0] } ?? "local"
+            problems = answer.errors.map(\.description)
+            self.stats = stats
+        }
+    }
+
+    /// What a finished session reports.
+    public struct Summary: Sendable {
+        public var stats: TrainingSession.Stats
+        /// Seconds of media read.
+        public var duration: Double
+    }
+
+    private let rim: RimCalibration
+    private let coach: BackgroundCoach
+    private let speaker: (any SpeechSynthesizer)?
+
+    /// - Parameters:
+    ///   - chain: the remote coaches to ask in order (see ``remoteChain(proxy:sessionToken:)``);
+    ///     empty for local tips only.
+    ///   - speaker: speaks each tip; nil for a silent session.
+    public init(
+        rim: RimCalibration, tips: CoachingTips, chain: [any ShotAnalyzing], speaker: (any SpeechSynthesizer)?,
+        seed: UInt64 = UInt64(Date.now.timeIntervalSince1970)
+    ) {
+        self.rim = rim
+        self.speaker = speaker
+        coach = BackgroundCoach(
+            chain: FallbackShotAnalyzer(chain: chain), tips: CoachingTipsManager(tips: tips, seed: seed))
+    }
+
+    /// The remote coaches behind our server: Gemini Live with ephemeral tokens from the server, then
+    /// REST through the server.
+    public static func remoteChain(proxy: String, sessionToken: String) -> [any ShotAnalyzing] {
+        let auth = SessionAuthService(base: proxy, sessionToken: sessionToken)
+        let liveBase = proxy.replacing("https://", with: "wss://").replacing("http://", with: "ws://")
+        return [
+            GeminiLiveClient(
+                credential: .ephemeral(auth),
+                configuration: GeminiConfiguration(liveBase: liveBase, timeout: .seconds(8))),
+            ProxyShotClient(base: proxy, sessionToken: sessionToken),
+        ]
+    }
+
+    /// Runs until the source ends (or fails). `onShot` is called once per decided shot, with its tip,
+    /// on the decoding thread; answers that arrive after the last frame are waited for (10 s at most).
+    ///
+    /// - Throws: ``MediaError`` when the source cannot be opened or read.
+    public func run(source: MediaSource, onShot: @escaping (ShotReport) -> Void) async throws(MediaError) -> Summary {
+        let session = TrainingSession()
+        try? session.start()
+        var selector = SmartFrameSelector()
+        let coach = self.coach
+        let speaker = self.speaker
+        let analysis = try WorkoutAnalyzer(rim: rim).analyze(
+            source: source,
+            onShot: { shot in
+                try? session.shotDetected(shot)
+                let images = (try? selector.jpegs(for: shot)) ?? []
+                coach.ask(shot: shot, images: images, streak: session.stats.streak)
+            },
+            frameHandler: { frame, time, _ in
+                selector.add(frame, at: time)
+                session.tick(time)
+                for (shot, answer) in coach.takeAnswers() {
+                    try? session.analysisFinished(answer.response, at: time)
+                    onShot(ShotReport(shot, answer, stats: session.stats))
+                    if let speaker, let tip = answer.response.tip {
+                        try? speaker.speak(tip, style: .forOutcome(shot.outcome))
+                    }
+                }
+            })
+        for (shot, answer) in await coach.drain() {
+            try? session.analysisFinished(answer.response, at: analysis.duration)
+            onShot(ShotReport(shot, answer, stats: session.stats))
+        }
+        return Summary(stats: session.stats, duration: analysis.duration)
+    }
+}
+
+/// Asks the coach in the background so decoding never waits for the network; answers are picked
+/// up on the decoding thread, at media time, by the next frame.
+final class BackgroundCoach: Sendable {
+    private let chain: FallbackShotAnalyzer
+    private let state:
+        Mutex<(tips: CoachingTipsManager, answers: [(ShotEvent, FallbackShotAnalyzer.Answer)], pending: Int)>
+
+    init(chain: FallbackShotAnalyzer, tips: CoachingTipsManager) {
+        self.chain = chain
+        state = Mutex((tips, [], 0))
+    }
+
+    func ask(shot: ShotEvent, images: [[UInt8]], streak: Int) {
+        state.withLock { $0.pending += 1 }
+        let request = ShotAnalysisRequest(prompt: ShotAnalysisRequest.prompt(for: shot), images: images)
+        Task {
+            var tips = state.withLock { $0.tips }
+            let answer = await chain.analyze(request, shot: shot, tips: &tips, streak: streak)
+            state.withLock {
+                $0.tips = tips
+                $0.answers.append((shot, answer))
+                $0.pending -= 1
+            }
+        }
+    }
+
+    func takeAnswers() -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
+        state.withLock { state in
+            defer { state.answers = [] }
+            return state.answers
+        }
+    }
+
+    /// Waits for outstanding answers (at most 10 s) and returns them.
+    func drain() async -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while state.withLock({ $0.pending }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return takeAnswers()
+    }
+}

@@ -1,0 +1,245 @@
+import CameraCommon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Turns ball observations into shot attempts with make or miss (the spec's ShotEventDetector).
+///
+/// An attempt is a ball that climbed at least ``Configuration/minimumRise`` rim widths and then
+/// entered the *up zone*: above the rim line and within ``Configuration/zoneMargin`` rim widths of
+/// the rim sideways. From there:
+/// - it comes down through the rim line inside the rim's opening (the crossing interpolated between
+///   frames, or solved on the fitted parabola when frames are far apart) and is then seen below the
+///   rim within ``Configuration/confirmationWindow`` → **make**;
+/// - it comes down through the rim line outside the opening, or leaves sideways → **miss**;
+/// - nothing is decided within ``Configuration/attemptTimeout``, or another attempt starts → **miss**;
+/// - the ball is lost near the rim, or crosses and is never seen again → **indeterminate**.
+///
+/// Everything runs on media time, so a file analyses the same at any speed.
+public final class ShotEventDetector {
+    public struct Configuration: Sendable {
+        public var minimumRise = 1.0
+        public var zoneMargin = 2.0
+        public var confirmationWindow = 0.6
+        public var attemptTimeout = 3.0
+        public var lostTimeout = 1.0
+        public init() {}
+    }
+
+    public let rim: RimCalibration
+    public let configuration: Configuration
+    public let width: Double
+    public let height: Double
+    private var history: [Int: [BallObservation]] = [:]
+    private var attempt: Attempt?
+    private var count = 0
+    private var lastTime = 0.0
+
+    struct Attempt {
+        var track: Int
+        var release: BallObservation
+        var apex: BallObservation
+        var started: Double
+        var points: [BallObservation]
+        var crossing: (time: Double, angle: Double)?
+        var lastSeen: Double
+    }
+
+    public init(rim: RimCalibration, width: Int, height: Int, configuration: Configuration = Configuration()) {
+        self.rim = rim
+        self.configuration = configuration
+        self.width = Double(width)
+        self.height = Double(height)
+    }
+
+    var rimLeft: Double { rim.x * width }
+    var rimRight: Double { (rim.x + rim.width) * width }
+    var rimWidth: Double { rim.width * width }
+    var rimLine: Double { (rim.y + rim.height / 2) * height }
+
+    func inUpZone(_ ball: BallObservation) -> Bool {
+        let margin = configuration.zoneMargin * rimWidth
+        return ball.y < rimLine - ball.radius * 0.5 && ball.x > rimLeft - margin && ball.x < rimRight + margin
+            && ball.y > rimLine - 8 * rimWidth
+    }
+
+    /// Feeds one frame's observations (best first, as ``BallTracker`` returns them); returns the
+    /// attempts decided by this frame.
+    public func process(_ observations: [BallObservation], time: Double) -> [ShotEvent] {
+        lastTime = time
+        var decided: [ShotEvent] = []
+        for observation in observations {
+            history[observation.track, default: []].append(observation)
+        }
+        // Forget old history (tracks that ended, points older than 4 s).
+        for (track, points) in history {
+            if let last = points.last, time - last.time > 1 {
+                history[track] = nil
+            } else if let first = points.first, time - first.time > 4 {
+                history[track] = points.filter { time - $0.time <= 4 }
+            }
+        }
+        let ball = choose(observations)
+        if var current = attempt {
+            if let other = observations.first(where: {
+                $0.track != current.track && !isContinuation($0, of: current) && startsAttempt($0)
+            }) {
+                decided.append(finish(current, .miss, "another shot started before this one was decided", at: time))
+                attempt = begin(other, time: time)
+                return decided
+            }
+            if let ball, ball.track == current.track || isContinuation(ball, of: current) {
+                if let outcome = advance(&current, with: ball) {
+                    decided.append(finish(current, outcome.0, outcome.1, at: time))
+                    attempt = nil
+                    return decided
+                }
+                attempt = current
+            } else if time - current.lastSeen > configuration.lostTimeout {
+                if current.crossing != nil {
+                    decided.append(
+                        finish(current, .indeterminate, "went through the rim line but was not seen below it", at: time)
+                    )
+                } else {
+                    decided.append(finish(current, .indeterminate, "lost sight of the ball near the rim", at: time))
+                }
+                attempt = nil
+            }
+            if let still = attempt, time - still.started > configuration.attemptTimeout {
+                decided.append(finish(still, .miss, "no make within \(configuration.attemptTimeout) s", at: time))
+                attempt = nil
+            }
+        } else if let shooter = observations.first(where: startsAttempt) {
+            attempt = begin(shooter, time: time)
+        }
+        return decided
+    }
+
+    /// Decides what is still open at the end of the input.
+    public func finish(at time: Double) -> [ShotEvent] {
+        guard let current = attempt else { return [] }
+        attempt = nil
+        return [finish(current, .indeterminate, "the video ended before the shot was decided", at: time)]
+    }
+
+    /// The observation to follow: the attempt's track if seen, else the best.
+    private func choose(_ observations: [BallObservation]) -> BallObservation? {
+        if let attempt, let same = observations.first(where: { $0.track == attempt.track }) { return same }
+        return observations.first
+    }
+
+    /// A ball picked up by a new track close to where the attempt's ball should be.
+    private func isContinuation(_ ball: BallObservation, of attempt: Attempt) -> Bool {
+        guard let last = attempt.points.last, ball.time - last.time < 0.5 else { return false }
+        let dx = ball.x - last.x
+        let dy = ball.y - last.y
+        return (dx * dx + dy * dy).squareRoot() < rimWidth * 2
+    }
+
+    private func startsAttempt(_ ball: BallObservation) -> Bool {
+        guard inUpZone(ball), let points = history[ball.track], points.count >= 3 else { return false }
+        // It climbed: its lowest recent point is well below where it is now or was at its apex.
+        let lowest = points.map(\.y).max() ?? ball.y
+        let highest = points.map(\.y).min() ?? ball.y
+        return lowest - highest >= configuration.minimumRise * rimWidth && highest < rimLine
+    }
+
+    private func begin(_ ball: BallObservation, time: Double) -> Attempt {
+        let points = history[ball.track] ?? [ball]
+        // Release: walk back from the highest point through continuous flight (the ball moves
+        // every frame) to where it was last still, in the shooter's hands.
+        let apexIndex = points.indices.min { points[$0].y < points[$1].y } ?? points.count - 1
+        var releaseIndex = apexIndex
+        while releaseIndex > 0 {
+            let a = points[releaseIndex - 1]
+            let b = points[releaseIndex]
+            let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            guard moved > max(1.5, a.radius * 0.2), b.time - a.time < 0.2, b.y <= a.y + a.radius else { break }
+            releaseIndex -= 1
+        }
+        return Attempt(
+            track: ball.track, release: points[releaseIndex], apex: points[apexIndex], started: time,
+            points: Array(points[releaseIndex...]), crossing: nil, lastSeen: time)
+    }
+
+    /// Moves the attempt on by one observation; returns the outcome once decided.
+    private func advance(_ attempt: inout Attempt, with ball: BallObservation) -> (ShotOutcome, String)? {
+        let previous = attempt.points.last ?? ball
+        attempt.points.append(ball)
+        attempt.lastSeen = ball.time
+        attempt.track = ball.track
+        if ball.y < attempt.apex.y { attempt.apex = ball }
+        let inner = (rimLeft + rimWidth * 0.08)...(rimRight - rimWidth * 0.08)
+        if let crossing = attempt.crossing {
+            // Confirm a make: seen below the rim, under the opening, soon after.
+            if ball.y > rimLine + rimWidth * 0.25, ball.x > rimLeft - rimWidth * 0.5, ball.x < rimRight + rimWidth * 0.5
+            {
+                return (.make, "went through the rim")
+            }
+            if ball.y < rimLine - rimWidth * 0.5 {
+                // Back up above the rim: in and out. Keep following.
+                attempt.crossing = nil
+                return nil
+            }
+            if ball.time - crossing.time > configuration.confirmationWindow {
+                return (.miss, "crossed the rim line but did not drop through")
+            }
+            return nil
+        }
+        if previous.y < rimLine, ball.y >= rimLine {
+            let x = crossingX(previous, ball, attempt: attempt)
+            let dx = abs(ball.x - previous.x)
+            let dy = ball.y - previous.y
+            let angle = atan2(dy, max(dx, 1e-6)) * 180 / .pi
+            if inner.contains(x) {
+                attempt.crossing = (
+                    previous.time + (ball.time - previous.time) * (rimLine - previous.y) / max(dy, 1e-6), angle
+                )
+                return nil
+            }
+            attempt.crossing = nil
+            return (.miss, x < rimLeft ? "came down in front of the rim" : "came down beyond the rim")
+        }
+        // Left sideways, well away from the hoop.
+        let margin = (configuration.zoneMargin + 2) * rimWidth
+        if ball.x < rimLeft - margin || ball.x > rimRight + margin {
+            return (.miss, "left away from the rim")
+        }
+        if ball.y > rimLine + rimWidth * 1.5, ball.x < rimLeft || ball.x > rimRight {
+            return (.miss, "fell beside the rim")
+        }
+        return nil
+    }
+
+    /// Where the ball crossed the rim line: between the two frames, or on the fitted parabola when
+    /// they are far apart (a fast ball, a low frame rate or a dropped frame).
+    private func crossingX(_ a: BallObservation, _ b: BallObservation, attempt: Attempt) -> Double {
+        let linear = a.x + (b.x - a.x) * (rimLine - a.y) / max(b.y - a.y, 1e-6)
+        guard b.time - a.time > 0.07, attempt.points.count >= 4,
+            let trajectory = Trajectory.fit(
+                attempt.points.suffix(12).map { TrajectoryPoint(time: $0.time, x: $0.x, y: $0.y) })
+        else { return linear }
+        // Solve a·x² + b·x + c = rimLine for the root between the two frames.
+        let (qa, qb, qc) = (trajectory.equation[0], trajectory.equation[1], trajectory.equation[2] - rimLine)
+        let discriminant = qb * qb - 4 * qa * qc
+        guard qa != 0, discriminant >= 0 else { return linear }
+        let roots = [(-qb + discriminant.squareRoot()) / (2 * qa), (-qb - discriminant.squareRoot()) / (2 * qa)]
+        let low = min(a.x, b.x) - rimWidth
+        let high = max(a.x, b.x) + rimWidth
+        return roots.first { $0 >= low && $0 <= high } ?? linear
+    }
+
+    private func finish(_ attempt: Attempt, _ outcome: ShotOutcome, _ reason: String, at time: Double) -> ShotEvent {
+        count += 1
+        let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
+        let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
+        return ShotEvent(
+            number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
+            rimTime: attempt.crossing?.time,
+            decidedTime: time, outcome: outcome, reason: reason,
+            releasePoint: NormalizedPoint(x: attempt.release.x / width, y: attempt.release.y / height),
+            entryAngle: attempt.crossing?.angle, apexHeight: (rimLine - attempt.apex.y) / height,
+            trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])))
+    }
+}

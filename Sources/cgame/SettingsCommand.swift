@@ -1,0 +1,44 @@
+import ArgumentParser
+import CGameKit
+import CameraAssemble
+import CameraCommon
+import CameraIO
+import CommandLineSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct SettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings", abstract: "Show or change your settings.",
+        discussion: "  cgame settings --game apex --pre-roll 6 --post-roll 2")
+
+    @Option(help: "Active game profile.") var game: String?
+    @Option(help: "Video quality: \(UserSettings.qualities.joined(separator: ", ")).") var quality: String?
+    @Option(help: "Seconds before the first event.") var preRoll: Double?
+    @Option(help: "Seconds after the last event.") var postRoll: Double?
+    @Flag(help: "Print as JSON.") var json = false
+
+    func run() throws {
+        var settings = try UserSettings.load()
+        let changing = game != nil || quality != nil || preRoll != nil || postRoll != nil
+        if let game { settings.gameProfileName = try ProfileLibrary.profile(named: game).name }
+        if let quality { settings.videoQuality = quality }
+        if let preRoll { settings.preRollDuration = preRoll }
+        if let postRoll { settings.postRollDuration = postRoll }
+        if changing { try settings.save() }
+        if json {
+            try printJSON(settings)
+        } else {
+            print(
+                """
+                game        \(settings.gameProfileName)
+                quality     \(settings.videoQuality)
+                pre-roll    \(settings.preRollDuration) s
+                post-roll   \(settings.postRollDuration) s
+                """)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import CameraCommon
+import CameraIO
+import CommandLineSupport
+import FoundationEssentials
+import LeBotKit
+import Synchronization
+
+struct AnalyzeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze", abstract: "Find every shot in a workout video: time, make or miss, entry angle.",
+        discussion: """
+            Prints each shot as it is decided and a summary. With --chart, draws release points coloured by
+            outcome (SVG, or PNG when the name ends in .png). Exit status 0 even when no shot is found.
+            """)
+
+    @Argument(help: "A video file.") var video: String
+    @Option(help: "The rim box: x,y,width,height as fractions of the frame (origin top left).") var rim: String
+    @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
+    @Option(help: "Write an annotated video here (.mp4): rim, ball path, count, outcome.") var annotate: String?
+    @Option(help: "Decoder threads (0: automatic).") var threads: Int = 0
+    @Flag(help: "Print as JSON.") var json = false
+
+    func run() async throws {
+        let calibration: RimCalibration
+        do {
+            calibration = try RimCalibration(parsing: rim)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
+        let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
+        let quiet = json
+        var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "apex above rim", "why"])
+        let analysis: WorkoutAnalysis
+        var annotator: ShotAnnotator?
+        do {
+            analysis = try analyzer.analyze(
+                video, progress: { bar.update($0) },
+                onShot: { shot in
+                    if !quiet { Terminal.status(Self.line(shot)) }
+                    table.rows.append(Self.row(shot))
+                    annotator?.add(shot)
+                },
+                frameHandler: annotate.map { path in
+                    { frame, time, observations in
+                        if annotator == nil {
+                            let rate = (try? MediaReader(.file(video)))?.videoStream?.frameRate
+                            let fps =
+                                rate.map { Int((Double($0.numerator) / Double(max(1, $0.denominator))).rounded()) }
+                                ?? 30
+                            annotator = try? ShotAnnotator(
+                                path: path, width: frame.width, height: frame.height, frameRate: max(1, fps),
+                                rim: calibration)
+                        }
+                        try? annotator?.write(frame, time: time, observations: observations)
+                    }
+                })
+            try annotator?.finish()
+        } catch {
+            bar.finish()
+            throw ValidationError(error.description)
+        }
+        bar.finish()
+        if let annotate, annotator?.frames != analysis.frames {
+            throw ValidationError("could not write every frame of \(annotate)")
+        }
+        if let chart {
+            try ShotChart(analysis: analysis).write(to: chart)
+        }
+        if json {
+            try printJSON(analysis)
+            return
+        }
+        if !table.rows.isEmpty { print(table.rendered) }
+        let percentage = analysis.fieldGoalPercentage.map { " (\(Int(($0 * 100).rounded())) %)" } ?? ""
+        print(
+            "\(analysis.attempts) attempt\(analysis.attempts == 1 ? "" : "s"): \(analysis.makes) made, \(analysis.misses) missed\(percentage)\(analysis.indeterminate > 0 ? ", \(analysis.indeterminate) unclear" : "") in \(clock(analysis.duration)) of video (analysed in \(String(format1: analysis.processingSeconds)) s)."
+        )
+        if analysis.attempts == 0 {
+            print("No shots found. Check --rim: it should box the rim itself, e.g. 0.85,0.42,0.08,0.02.")
+        }
+        if let chart { print("Shot chart: \(chart)") }
+        if let annotate { print("Annotated video: \(annotate)") }
+    }
+
+    static func line(_ shot: ShotEvent) -> String {
+        "shot \(shot.number) at \(clock(shot.releaseTime)): \(shot.outcome.rawValue.lowercased()) — \(shot.reason)"
+    }
+
+    static func row(_ shot: ShotEvent) -> [String] {
+        [
+            String(shot.number), clock(shot.releaseTime), shot.outcome.rawValue,
+            shot.entryAngle.map { "\(Int($0.rounded()))°" } ?? "-",
+            "\(Int((shot.apexHeight * 100).rounded())) % of frame", shot.reason,
+        ]
+    }
+}
