@@ -1,14 +1,6 @@
 import CameraCommon
 import CameraEffects
 
-/// # CameraAssemble
-///
-/// Multi-clip editing: an immutable ``Timeline`` value (what plays when), undoable ``Edit``s applied
-/// by a ``TimelineEditor``, a JSON ``Project`` file, playback of the frame at any time, contact
-/// sheets, and export — by stream copy when the timeline is cut-only on keyframes, by re-encoding
-/// when an edit needs pixels.
-public enum CameraAssemble {}
-
 /// One piece of a source video on the timeline.
 public struct Clip: Sendable, Codable, Equatable {
     /// Stable identity across edits (for UIs and undo).

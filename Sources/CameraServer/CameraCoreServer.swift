@@ -13,7 +13,7 @@ import Synchronization
 
 /// The CameraCore server: accounts, CGame sync, the LeBot proxy, the WatchBox API with live view,
 /// and the web UI.
-public final class CameraServer: Sendable {
+public final class CameraCoreServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: ServerStore
     let auth: Authenticator

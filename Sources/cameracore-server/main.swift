@@ -61,7 +61,7 @@ struct ServerCommand: AsyncParsableCommand {
                 try printJSON(shown)
                 return
             }
-            let server = try await CameraServer(configuration: settings)
+            let server = try await CameraCoreServer(configuration: settings)
             let host = settings.host
             let database = settings.databaseURL == nil ? "SQLite in \(settings.dataDirectory)" : "PostgreSQL"
             let demoLine = settings.demoEmail.map { "  demo login: \($0) / \(settings.demoPassword ?? "")\n" } ?? ""

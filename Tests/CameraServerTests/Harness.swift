@@ -32,7 +32,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// A server on a free loopback port with its own data directory, and a small HTTP client for it.
 final class TestServer: Sendable {
-    let server: CameraServer
+    let server: CameraCoreServer
     let port: Int
     let directory: String
     /// The PostgreSQL database's URL; nil on SQLite.
@@ -48,13 +48,13 @@ final class TestServer: Sendable {
         configuration.allowedNetworks = ["127.0.0.0/8"]
         configuration.databaseURL = try backend.databaseURL()
         adjust(&configuration)
-        let server = try await CameraServer(configuration: configuration)
+        let server = try await CameraCoreServer(configuration: configuration)
         let port = try await server.start()
         return TestServer(
             server: server, port: port, directory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
     }
 
-    private init(server: CameraServer, port: Int, directory: String, databaseURL: String?) {
+    private init(server: CameraCoreServer, port: Int, directory: String, databaseURL: String?) {
         self.server = server
         self.port = port
         self.directory = directory

@@ -16,7 +16,7 @@ struct RefreshRequest: Decodable {
     var refreshToken: String?
 }
 
-extension CameraServer {
+extension CameraCoreServer {
     var authRoutes: [Route] {
         [
             Route(method: .post, path: "/api/auth/signup", access: .anyone, summary: "Create an account") {

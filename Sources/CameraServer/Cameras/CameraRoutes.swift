@@ -112,7 +112,7 @@ final class CameraService: Sendable {
         return (camera, input.password ?? parts.password)
     }
 
-    func routes(server: CameraServer) -> [Route] {
+    func routes(server: CameraCoreServer) -> [Route] {
         [
             Route(method: .get, path: "/api/cameras", access: .user, summary: "The user's cameras in grid order") {
                 _, context in

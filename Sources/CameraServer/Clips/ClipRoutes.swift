@@ -126,7 +126,7 @@ struct ReelRequest: Decodable {
     var title: String?
 }
 
-extension CameraServer {
+extension CameraCoreServer {
     var clipRoutes: [Route] {
         [
             Route(method: .get, path: "/api/settings", access: .user, summary: "The user's CGame settings") {

@@ -19,7 +19,7 @@ public enum Access: String, Sendable {
     case user
 }
 
-/// One route of the API. The list of them (``CameraServer/routes``) registers the router, checks
+/// One route of the API. The list of them (``CameraCoreServer/routes``) registers the router, checks
 /// the OpenAPI file, and drives the authorisation test, so none of the three can drift.
 public struct Route: Sendable {
     public var method: HTTPRequest.Method

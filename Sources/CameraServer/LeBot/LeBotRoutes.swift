@@ -60,7 +60,7 @@ struct LeBotService: Sendable {
         }
     }
 
-    func routes(server: CameraServer) -> [Route] {
+    func routes(server: CameraCoreServer) -> [Route] {
         [
             Route(
                 method: .post, path: "/api/ephemeral-token", access: .user,
