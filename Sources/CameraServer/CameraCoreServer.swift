@@ -15,7 +15,7 @@ import Synchronization
 /// and the web UI.
 public final class CameraCoreServer: Sendable {
     public let configuration: ServerConfiguration
-    public let store: ServerStore
+    let store: ServerStore
     let auth: Authenticator
     let files: ClipFiles
     let cameras: CameraService
@@ -60,12 +60,13 @@ public final class CameraCoreServer: Sendable {
     }
 
     /// Every route of the API.
-    public var routes: [Route] {
-        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.routes(server: self) + [
-            Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in
-                try json(["status": "ok", "database": self.store.database.name])
-            }
-        ]
+    var routes: [Route] {
+        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.routes(server: self) + cameras.discoveryRoutes()
+            + [
+                Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in
+                    try json(["status": "ok", "database": self.store.database.name])
+                }
+            ]
     }
 
     /// The router: API routes behind authentication, then the web UI's files.
@@ -151,7 +152,7 @@ public final class CameraCoreServer: Sendable {
     static let sessionCookie = "cc_session"
 
     /// Builds the Hummingbird application (HTTP/1.1 with WebSocket upgrades).
-    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+    func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol
     {
         let router = router()

@@ -1,4 +1,3 @@
-import CameraServer
 import CameraTestPeers
 import CameraTesting
 import Foundation
@@ -8,6 +7,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 import Testing
+
+@testable import CameraServer
 
 /// A local stand-in for Apple's key server (`GET /auth/keys`), in its public wire format: a JWKS of
 /// RS256 keys with `kty`, `kid`, `use`, `alg`, `n`, `e`. Counts fetches; can be made to fail.

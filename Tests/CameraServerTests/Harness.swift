@@ -1,11 +1,12 @@
 import CameraCommon
-import CameraServer
 import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1
 import Networking
 import Testing
+
+@testable import CameraServer
 
 func temporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "server-tests-" + UUID().uuidString.lowercased()

@@ -1,6 +1,5 @@
 import CGameKit
 import CameraCommon
-import CameraServer
 import CameraTestPeers
 import CameraTesting
 import Foundation
@@ -11,6 +10,8 @@ import NIOHTTP1
 import Synchronization
 import Testing
 import WSClient
+
+@testable import CameraServer
 
 /// What one live-view viewer received.
 struct ViewerLog: Sendable {

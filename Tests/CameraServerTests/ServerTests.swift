@@ -1,6 +1,5 @@
 import CGameKit
 import CameraCommon
-import CameraServer
 import CameraTestPeers
 import CameraTesting
 import Crypto
@@ -11,6 +10,8 @@ import LeBotKit
 import NIOHTTP1
 import Networking
 import Testing
+
+@testable import CameraServer
 
 @Suite("Server", .serialized)
 struct ServerTests {

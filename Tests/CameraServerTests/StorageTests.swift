@@ -1,8 +1,10 @@
 import CGameKit
-import CameraServer
 import CameraTesting
 import Foundation
 import Testing
+import WatchBoxKit
+
+@testable import CameraServer
 
 /// The storage layer on both databases, the same assertions each: what one backend stores, the
 /// other must read back the same way, or the server behaves differently depending on DATABASE_URL.
@@ -32,7 +34,8 @@ struct StorageTests {
         defer { Task { await store.database.close() } }
         defer { Task { await again.database.close() } }
         let applied = try await again.database.read("SELECT COUNT(*) AS n FROM schema_migrations", [])
-        #expect(applied.first?["n"].int == 7)
+        #expect(applied.first?["n"].int == Migrations.steps.count)
+        #expect(Migrations.steps.count == 8)
 
         let alice = try await store.createUser(email: "alice@example.com", passwordHash: "hash-a")
         // Written through one connection, read through the other.
@@ -136,5 +139,74 @@ struct StorageTests {
         #expect(try await again.settings(userID: user.id) == settings)
         let rows = try await again.database.read("SELECT COUNT(*) AS n FROM user_settings", [])
         #expect(rows.first?["n"].int == 1)
+    }
+
+    @Test(
+        "cameras: WatchBoxKit's repository on the server's database, one user's at a time",
+        arguments: Backend.allCases)
+    func cameraRepository(backend: Backend) async throws {
+        let (store, again) = try await stores(backend)
+        defer { Task { await store.database.close() } }
+        defer { Task { await again.database.close() } }
+        let a = try await store.createUser(email: "cam-a@example.com", passwordHash: nil)
+        let b = try await store.createUser(email: "cam-b@example.com", passwordHash: nil)
+        let mine: any CameraRepository = ServerCameraRepository(database: store.database, userID: a.id)
+        let read: any CameraRepository = ServerCameraRepository(database: again.database, userID: a.id)
+        let theirs: any CameraRepository = ServerCameraRepository(database: again.database, userID: b.id)
+
+        let porch = Camera(name: "Porch", rtspURL: "rtsp://admin:secret@192.168.1.20:8554/live", gridPosition: 0)
+        let yard = Camera(name: "Yard", rtspURL: "rtsp://192.168.1.21/live", gridPosition: 1)
+        try await mine.add(porch)
+        try await mine.add(yard)
+        // The same URL twice is a conflict (the route answers 409 with it).
+        await #expect(throws: DatabaseFailure.self) {
+            try await mine.add(Camera(name: "Again", rtspURL: "rtsp://192.168.1.21/live"))
+        }
+        #expect(try await read.cameras().map(\.name) == ["Porch", "Yard"])
+        let stored = try #require(try await read.camera(id: porch.id))
+        #expect(stored.rtspURL == "rtsp://192.168.1.20:8554/live" && stored.username == "admin")
+        #expect(stored.ipAddress == "192.168.1.20" && stored.port == 8554)
+        // Nothing of the password reached the database.
+        let everything = try await again.database.read("SELECT * FROM cameras", [])
+        #expect(!everything.flatMap { Array($0.values.values) }.contains { $0.string?.contains("secret") == true })
+
+        var renamed = stored
+        renamed.name = "Front door"
+        renamed.lastConnected = Date(timeIntervalSince1970: 1_800_000_000)
+        try await mine.update(renamed)
+        #expect(try await read.camera(id: porch.id)?.name == "Front door")
+        #expect(try await read.camera(id: porch.id)?.lastConnected == renamed.lastConnected)
+        try await mine.reorder([yard.id])
+        #expect(try await read.cameras().map(\.name) == ["Yard", "Front door"])
+
+        try await mine.addProfile(
+            StreamProfile(
+                cameraID: porch.id, name: "main", rtspURL: "rtsp://192.168.1.20:8554/main", resolution: "1920x1080",
+                fps: 25, isDefault: true))
+        try await mine.addProfile(
+            StreamProfile(
+                cameraID: porch.id, name: "sub", rtspURL: "rtsp://192.168.1.20:8554/sub", resolution: "640x360",
+                fps: 15, isDefault: true))
+        let profiles = try await read.profiles(cameraID: porch.id)
+        #expect(profiles.map(\.name) == ["main", "sub"])
+        #expect(profiles.map(\.isDefault) == [false, true], "a new default replaces the old one")
+
+        // Another user sees none of it and can change none of it.
+        #expect(try await theirs.cameras().isEmpty)
+        #expect(try await theirs.camera(id: porch.id) == nil)
+        #expect(try await theirs.profiles(cameraID: porch.id).isEmpty)
+        await #expect(throws: (any Error).self) { try await theirs.update(renamed) }
+        await #expect(throws: (any Error).self) {
+            try await theirs.addProfile(
+                StreamProfile(cameraID: porch.id, name: "x", rtspURL: "rtsp://x/y", resolution: "1x1", fps: 1))
+        }
+        try await theirs.remove(id: porch.id)
+        #expect(try await read.camera(id: porch.id) != nil)
+
+        // Removing takes the profiles along.
+        try await mine.remove(id: porch.id)
+        #expect(try await read.camera(id: porch.id) == nil)
+        #expect(try await read.profiles(cameraID: porch.id).isEmpty)
+        #expect(try await read.cameras().map(\.name) == ["Yard"])
     }
 }

@@ -1,9 +1,10 @@
-import CameraServer
 import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1
 import Testing
+
+@testable import CameraServer
 
 /// The web UI as a person uses it, in headless Chromium: the real pages, scripts, cookies, media
 /// elements and Media Source Extensions, against a real server and a real RTSP camera.

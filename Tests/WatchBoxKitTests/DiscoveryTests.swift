@@ -4,7 +4,8 @@ import CameraTesting
 import Foundation
 import Networking
 import Testing
-import WatchBoxKit
+
+@testable import WatchBoxKit
 
 /// Discovery and scans run `watchbox` inside a client namespace joined by a veth pair to a device
 /// namespace: multicast and a subnet to scan, and no packet leaves this machine.

@@ -174,6 +174,28 @@ final class Recorder: Sendable {
         #expect(!error.description.contains(":no@"))
     }
 
+    @Test func aSnapshotOfARunningStreamComesFromThatStream() async throws {
+        let server = RTSPTestServer(auth: .digest, width: 640, height: 360)
+        try server.start()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let manager = StreamManager(onState: recorder.onState)
+        defer { manager.stopAll() }
+        let id = UUID()
+        // Not streaming: nothing to take a picture from, and no connection of its own is opened.
+        await #expect(throws: MediaError.self) {
+            _ = try await Snapshot.jpeg(from: manager, cameraID: id, timeout: .milliseconds(500))
+        }
+        manager.start(id, url: server.url(user: server.user, password: server.password))
+        #expect(recorder.wait(id, seconds: 10) { $0 == .playing } != nil)
+        let jpeg = try await Snapshot.jpeg(from: manager, cameraID: id, timeout: .seconds(5), width: 320)
+        #expect(jpeg.starts(with: [0xFF, 0xD8]))
+        let directory = try temporaryDirectory()
+        try Data(jpeg).write(to: URL(fileURLWithPath: directory + "/snap.jpg"))
+        let frame = try ImageDecoder.load(directory + "/snap.jpg")
+        #expect(frame.width == 320 && frame.height == 180)
+    }
+
     @Test func recordingCutsKeyframeAlignedSegments() throws {
         let server = RTSPTestServer(auth: .none)
         try server.start()
@@ -183,23 +205,14 @@ final class Recorder: Sendable {
             onState: recorder.onState)
         let id = UUID()
         let directory = try temporaryDirectory()
-        let segments = Mutex<SegmentRecorder?>(nil)
-        manager.subscribe(id) { id, sample in
-            segments.withLock { holder in
-                if holder == nil, let streams = manager.streamInfo(id) {
-                    holder = try? SegmentRecorder(directory: directory, streams: streams, segmentSeconds: 2)
-                }
-                try? holder?.write(sample)
-            }
-        }
+        // The same subscriber `watchbox record` uses: no writer wired by hand.
+        let recording = StreamRecording(manager: manager, cameraID: id, directory: directory, segmentSeconds: 2)
         manager.start(id, url: server.url())
         #expect(recorder.wait(id, seconds: 10) { $0 == .playing } != nil)
         usleep(5_500_000)
         manager.stopAll()
-        let files = try segments.withLock { holder -> [String] in
-            try holder?.finish()
-            return holder?.segments ?? []
-        }
+        let files = try recording.finish()
+        #expect(recording.failure == nil)
         #expect(files.count >= 2, "\(files)")
         for (index, file) in files.enumerated() {
             let probe = try FFprobeReport.read(file)

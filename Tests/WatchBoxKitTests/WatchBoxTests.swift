@@ -4,7 +4,8 @@ import CameraTesting
 import Foundation
 import Networking
 import Testing
-import WatchBoxKit
+
+@testable import WatchBoxKit
 
 func temporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "watchbox-tests-" + UUID().uuidString
@@ -32,6 +33,27 @@ func temporaryDirectory() throws -> String {
         #expect(camera.username == "user" && camera.ipAddress == "10.0.0.5" && camera.port == 554)
         let json = String(decoding: try JSONEncoder().encode(camera), as: UTF8.self)
         #expect(!json.contains("secret"))
+    }
+
+    @Test func oneURLParserRefusesWhatARequestLineMustNotCarry() throws {
+        // CR/LF, NUL, spaces and tabs would let a stored URL add lines to FFmpeg's or our request.
+        for bad in [
+            "rtsp://cam/live\r\nPOST /api/auth/signup HTTP/1.1", "rtsp://cam/li ve", "rtsp://cam/\u{0}x",
+            "http://host/a\tb", "rtsp://cam\n/live", "rtsp:///nohost", "rtsp://[::1/x", "rtsp://[::1]x/y",
+        ] {
+            #expect(URLParts(bad) == nil, "\(bad.debugDescription) was accepted")
+            #expect(StreamURL(bad) == nil, "\(bad.debugDescription) was accepted")
+            #expect(HTTPURL(bad) == nil, "\(bad.debugDescription) was accepted")
+        }
+        let parts = try #require(URLParts("RTSPS://u%20s:p%0Aw@[fe80::1]:7447/a?b=c"))
+        #expect(parts.scheme == "rtsps" && parts.host == "fe80::1" && parts.port == 7447 && parts.path == "/a?b=c")
+        // Credentials are decoded, and encoded again when a URL is built: a CR/LF in a password never
+        // reaches a request line raw.
+        #expect(parts.user == "u s" && parts.password == "p\nw")
+        let rebuilt = try #require(StreamURL("rtsp://cam/live")).withCredentials(user: "u", password: "p\r\nw")
+        #expect(!rebuilt.contains("\r") && !rebuilt.contains("\n") && rebuilt.contains("p%0D%0Aw@"))
+        #expect(HTTPURL("http://example.com?x=1")?.path == "/?x=1")
+        #expect(HTTPURL(" https://example.com:8443/v1 ")?.effectivePort == 8443)
     }
 
     @Test func gridColumnsFollowCountAndWidth() {

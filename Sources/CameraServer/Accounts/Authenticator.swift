@@ -14,7 +14,7 @@ import Synchronization
 
 /// Password hashes, session tokens (HS256 JWTs from jwt-kit, short-lived, with a rotating refresh
 /// secret stored hashed), revocation, and Sign in with Apple.
-public final class Authenticator: Sendable {
+final class Authenticator: Sendable {
     let store: ServerStore
     let keys: JWTKeyCollection
     let accessLifetime: Double

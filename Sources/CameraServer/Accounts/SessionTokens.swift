@@ -29,16 +29,16 @@ struct AccessClaims: JWTPayload {
 }
 
 /// Tokens handed to a client after sign-in.
-public struct SessionTokens: Sendable, Codable {
-    public var user: User
-    public var accessToken: String
-    public var refreshToken: String
+struct SessionTokens: Sendable, Codable {
+    var user: User
+    var accessToken: String
+    var refreshToken: String
     /// When the access token stops working; refresh before.
-    public var expiresAt: Date
+    var expiresAt: Date
 }
 
 /// Why a request could not be authenticated. The text never repeats the token.
-public enum AuthError: Error, Equatable, CustomStringConvertible {
+enum AuthError: Error, Equatable, CustomStringConvertible {
     case missing
     case invalid
     case expired
@@ -49,7 +49,7 @@ public enum AuthError: Error, Equatable, CustomStringConvertible {
     case appleUnavailable(String)
     case emailTaken
 
-    public var description: String {
+    var description: String {
         switch self {
         case .missing: "sign in first (no session token)"
         case .invalid: "the session token is not valid"

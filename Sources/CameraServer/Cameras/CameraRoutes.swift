@@ -67,39 +67,37 @@ final class CameraService: Sendable {
         var cells: [GridCell]
     }
 
-    struct DiscoveryRequest: Decodable { var timeout: Double? }
-    struct ScanRequest: Decodable {
-        var range: String
-        var ports: [Int]?
+    /// The caller's cameras (WatchBoxKit's repository on the server's database, scoped to the user).
+    func repository(_ context: AppContext) throws -> ServerCameraRepository {
+        ServerCameraRepository(database: store.database, userID: try context.user())
     }
 
-    /// The API form of camera rows; the credential store is read once for all of them.
-    func records(_ rows: [SQLRow]) throws -> [CameraRecord] {
+    /// The API form of cameras; the credential store is read once for all of them.
+    func records(_ cameras: [Camera]) throws -> [CameraRecord] {
         let withPasswords = try credentials.camerasWithPasswords()
-        return rows.map { row in
-            ServerStore.camera(
-                row, hasPassword: UUID(uuidString: row.string("id")).map(withPasswords.contains) ?? false)
-        }
+        return cameras.map { CameraRecord($0, hasPassword: withPasswords.contains($0.id)) }
     }
 
-    func record(_ row: SQLRow) throws -> CameraRecord { try records([row])[0] }
+    func record(_ camera: Camera) throws -> CameraRecord { try records([camera])[0] }
 
-    func owned(_ context: AppContext) async throws -> (row: SQLRow, id: UUID) {
+    /// The camera named in the path if it is the caller's; otherwise 404 (the same answer whether it
+    /// exists for someone else or not at all).
+    func owned(_ context: AppContext) async throws -> Camera {
         let text = try pathID(context)
-        guard let id = UUID(uuidString: text),
-            let row = try await store.cameraRow(userID: try context.user(), id: id.uuidString.lowercased())
-        else { throw APIError(.notFound, "no camera \(text)") }
-        return (row, id)
+        guard let id = UUID(uuidString: text), let camera = try await repository(context).camera(id: id) else {
+            throw APIError(.notFound, "no camera \(text)")
+        }
+        return camera
     }
 
     /// The stream URL with credentials, for FFmpeg only (never logged, never answered).
-    func streamURL(_ row: SQLRow, id: UUID) throws -> String {
-        try credentials.playableURL(row.string("rtsp_url"), username: row["username"].string, cameraID: id)
+    func streamURL(_ camera: Camera) throws -> String {
+        try credentials.playableURL(for: camera)
     }
 
-    func camera(from input: CameraInput, id: UUID, existing: CameraRecord?) throws -> (Camera, password: String?) {
+    func camera(from input: CameraInput, id: UUID, existing: Camera?) throws -> (Camera, password: String?) {
         let url = input.rtspURL ?? existing?.rtspURL ?? ""
-        guard let parts = StreamURL(url), ["rtsp", "rtsps"].contains(parts.scheme.lowercased()), !parts.host.isEmpty
+        guard let parts = StreamURL(url), !parts.host.isEmpty
         else { throw APIError(.badRequest, "rtspURL: must be rtsp://host[:port]/path") }
         let name = (input.name ?? existing?.name ?? "").trimmingWhitespace()
         guard !name.isEmpty, name.count <= 100 else { throw APIError(.badRequest, "name: must be 1–100 characters") }
@@ -107,8 +105,8 @@ final class CameraService: Sendable {
             id: id, name: name, rtspURL: url, username: input.username ?? parts.user ?? existing?.username,
             manufacturer: input.manufacturer ?? existing?.manufacturer, model: input.model ?? existing?.model,
             isActive: input.isActive ?? existing?.isActive ?? true,
-            gridPosition: Int16(clamping: input.gridPosition ?? existing?.gridPosition ?? 0),
-            dateAdded: existing?.dateAdded ?? Date())
+            gridPosition: input.gridPosition.map { Int16(clamping: $0) } ?? existing?.gridPosition ?? 0,
+            dateAdded: existing?.dateAdded ?? Date(), lastConnected: existing?.lastConnected)
         return (camera, input.password ?? parts.password)
     }
 
@@ -116,49 +114,53 @@ final class CameraService: Sendable {
         [
             Route(method: .get, path: "/api/cameras", access: .user, summary: "The user's cameras in grid order") {
                 _, context in
-                try json(try self.records(try await self.store.cameraRows(userID: try context.user())))
+                try json(try self.records(try await self.repository(context).cameras()))
             },
             Route(method: .post, path: "/api/cameras", access: .user, summary: "Add a camera (password write-only)") {
                 request, context in
-                let userID = try context.user()
+                let repository = try self.repository(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
-                let count = try await self.store.cameraRows(userID: userID).count
+                let count = try await repository.cameras().count
                 guard count < 64 else { throw APIError(.badRequest, "at most 64 cameras per account") }
                 var (camera, password) = try self.camera(from: input, id: UUID(), existing: nil)
                 if input.gridPosition == nil { camera.gridPosition = Int16(count) }
                 do {
-                    try await self.store.insertCamera(userID: userID, camera: camera)
+                    try await repository.add(camera)
                 } catch let error as DatabaseFailure where error.isConflict {
                     throw APIError(.conflict, "a camera with this URL already exists")
                 }
                 if let password, !password.isEmpty { try self.credentials.setPassword(password, for: camera.id) }
-                guard let row = try await self.store.cameraRow(userID: userID, id: camera.id.uuidString.lowercased())
-                else { throw APIError(.internalServerError, "the camera was not saved") }
-                return try json(try self.record(row), status: .created)
+                guard let saved = try await repository.camera(id: camera.id) else {
+                    throw APIError(.internalServerError, "the camera was not saved")
+                }
+                return try json(try self.record(saved), status: .created)
             },
             Route(method: .get, path: "/api/cameras/:id", access: .user, summary: "One camera") { _, context in
-                try json(try self.record(try await self.owned(context).row))
+                try json(try self.record(try await self.owned(context)))
             },
             Route(
                 method: .put, path: "/api/cameras/:id", access: .user,
                 summary: "Change a camera (empty password removes it)"
             ) {
                 request, context in
-                let userID = try context.user()
-                let (row, id) = try await self.owned(context)
+                let repository = try self.repository(context)
+                let existing = try await self.owned(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
-                let (camera, password) = try self.camera(from: input, id: id, existing: try self.record(row))
-                try await self.store.updateCamera(userID: userID, camera: camera)
+                let (camera, password) = try self.camera(from: input, id: existing.id, existing: existing)
+                do {
+                    try await repository.update(camera)
+                } catch let error as DatabaseFailure where error.isConflict {
+                    throw APIError(.conflict, "a camera with this URL already exists")
+                }
                 if let password {
                     if password.isEmpty {
-                        try self.credentials.removePassword(for: id)
+                        try self.credentials.removePassword(for: camera.id)
                     } else {
-                        try self.credentials.setPassword(password, for: id)
+                        try self.credentials.setPassword(password, for: camera.id)
                     }
                 }
-                self.restart(id)
-                guard let updated = try await self.store.cameraRow(userID: userID, id: id.uuidString.lowercased())
-                else {
+                self.restart(camera.id)
+                guard let updated = try await repository.camera(id: camera.id) else {
                     throw APIError(.notFound, "no camera")
                 }
                 return try json(try self.record(updated))
@@ -166,10 +168,10 @@ final class CameraService: Sendable {
             Route(method: .delete, path: "/api/cameras/:id", access: .user, summary: "Remove a camera and its password")
             {
                 _, context in
-                let (_, id) = try await self.owned(context)
-                try await self.store.deleteCamera(userID: try context.user(), id: id.uuidString.lowercased())
-                try self.credentials.removePassword(for: id)
-                self.restart(id)
+                let camera = try await self.owned(context)
+                try await self.repository(context).remove(id: camera.id)
+                try self.credentials.removePassword(for: camera.id)
+                self.restart(camera.id)
                 return Response(status: .noContent)
             },
             Route(
@@ -177,7 +179,7 @@ final class CameraService: Sendable {
                 summary: "Stream state, counters and health events"
             ) {
                 _, context in
-                let (_, id) = try await self.owned(context)
+                let id = try await self.owned(context).id
                 let viewers = self.live.viewerCount(id)
                 return try json(
                     Health(
@@ -189,13 +191,14 @@ final class CameraService: Sendable {
                 summary: "A JPEG of the camera's picture now"
             ) {
                 _, context in
-                let (row, id) = try await self.owned(context)
+                let camera = try await self.owned(context)
+                let id = camera.id
                 let jpeg: [UInt8]
                 if case .playing = self.manager.state(id) {
                     // Live view or a recording has the camera open: take the picture from that stream.
                     jpeg = try await Snapshot.jpeg(from: self.manager, cameraID: id, timeout: .seconds(8), width: 640)
                 } else {
-                    let url = try self.streamURL(row, id: id)
+                    let url = try self.streamURL(camera)
                     jpeg = try await Task.detached { () throws(MediaError) -> [UInt8] in
                         try Snapshot.jpeg(url: url, timeout: .seconds(8), width: 640)
                     }.value
@@ -208,10 +211,10 @@ final class CameraService: Sendable {
                 webSocket: "/api/cameras/:id/live",
                 summary: "Live view: fragmented MP4 over a WebSocket (one upstream per camera)"
             ) { _, context in
-                let (row, id) = try await self.owned(context)
-                let url = try self.streamURL(row, id: id)
+                let camera = try await self.owned(context)
+                let url = try self.streamURL(camera)
                 return { inbound, outbound in
-                    try await self.liveView(inbound: inbound, outbound: outbound, cameraID: id, url: url)
+                    try await self.liveView(inbound: inbound, outbound: outbound, cameraID: camera.id, url: url)
                 }
             },
             Route(
@@ -223,62 +226,15 @@ final class CameraService: Sendable {
                 guard (100...10000).contains(width), (100...10000).contains(height) else {
                     throw APIError(.badRequest, "width and height: 100–10000")
                 }
-                let rows = try await self.store.cameraRows(userID: try context.user()).filter {
-                    $0["is_active"].int == 1
-                }
+                let rows = try await self.repository(context).cameras().filter(\.isActive)
                 let frames = GridLayoutCalculator.frames(count: rows.count, width: width, height: height)
                 return try json(
                     Grid(
                         columns: rows.isEmpty
                             ? 0 : GridLayoutCalculator.columns(count: rows.count, width: width - 16, height: height),
                         cells: zip(rows, frames).map {
-                            GridCell(cameraID: $0.string("id"), name: $0.string("name"), frame: $1)
+                            GridCell(cameraID: $0.id.uuidString.lowercased(), name: $0.name, frame: $1)
                         }))
-            },
-            Route(
-                method: .post, path: "/api/discovery", access: .user, summary: "ONVIF discovery on the allowed networks"
-            ) {
-                request, context in
-                let body =
-                    (try? await decode(DiscoveryRequest.self, from: request, context: context)) ?? DiscoveryRequest()
-                let interfaces = try WSDiscovery().probeInterfaces().filter { interface in
-                    IPv4Network.parse(interface.address).map { address in self.allowed.contains { $0.contains(address) }
-                    }
-                        ?? false
-                }
-                guard !interfaces.isEmpty else {
-                    throw APIError(.forbidden, "no network interface of this server is inside allowedNetworks")
-                }
-                let timeout = min(max(body.timeout ?? 3, 0.5), 10)
-                let discovery = WSDiscovery(
-                    timeout: .milliseconds(Int(timeout * 1000)), interfaces: interfaces.map(\.name))
-                let devices = try await discovery.discover().filter { device in
-                    IPv4Network.parse(device.address).map { address in self.allowed.contains { $0.contains(address) } }
-                        ?? false
-                }
-                return try json(devices)
-            },
-            Route(
-                method: .post, path: "/api/scan", access: .user,
-                summary: "RTSP port scan of a range inside the allowed networks"
-            ) {
-                request, context in
-                let body = try await decode(ScanRequest.self, from: request, context: context)
-                let range = try AddressRange(body.range)
-                let last = range.first &+ UInt32(max(range.count - 1, 0))
-                guard range.count <= 1024,
-                    self.allowed.contains(where: { $0.contains(range.first) && $0.contains(last) })
-                else {
-                    throw APIError(
-                        .forbidden,
-                        "range: \(body.range) is not inside allowedNetworks (or is larger than 1024 addresses)")
-                }
-                let ports = body.ports ?? PortScanner.defaultPorts
-                guard !ports.isEmpty, ports.count <= 16, ports.allSatisfy({ (1...65535).contains($0) }) else {
-                    throw APIError(.badRequest, "ports: 1 to 16 port numbers")
-                }
-                let findings = await PortScanner(ports: ports).scan(range)
-                return try json(findings)
             },
         ]
     }

@@ -13,20 +13,20 @@ import Synchronization
 
 /// An error answer: `{"error": "message"}` with a status. Messages name what was wrong and never
 /// echo credentials.
-public struct APIError: HTTPResponseError, CustomStringConvertible {
-    public var status: HTTPResponse.Status
-    public var message: String
-    public var headers: HTTPFields = [:]
+struct APIError: HTTPResponseError, CustomStringConvertible {
+    var status: HTTPResponse.Status
+    var message: String
+    var headers: HTTPFields = [:]
 
-    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+    init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
         self.headers = headers
     }
 
-    public var description: String { "\(status.code) \(message)" }
+    var description: String { "\(status.code) \(message)" }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         let body = (try? JSONEncoder().encode(["error": message])) ?? Data("{}".utf8)

@@ -12,22 +12,22 @@ import Synchronization
 #endif
 
 /// Per request: who is calling (after authentication) and the JSON body limit.
-public struct AppContext: RequestContext, WebSocketRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let webSocket: WebSocketHandlerReference<Self>
-    public var userID: String?
-    public var sessionID: String?
+struct AppContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    var userID: String?
+    var sessionID: String?
     var jsonLimit = 8 << 20
     /// The caller's address, for per-address limits on sign-in.
-    public let remoteAddress: String
+    let remoteAddress: String
 
-    public init(source: ApplicationRequestContextSource) {
+    init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    public var maxUploadSize: Int { jsonLimit }
+    var maxUploadSize: Int { jsonLimit }
 
     /// The caller's user id; routes marked `.user` only run after it was set.
     func user() throws -> String {

@@ -12,7 +12,7 @@ import Synchronization
 #endif
 
 /// Who may call a route.
-public enum Access: String, Sendable {
+enum Access: String, Sendable {
     /// Anyone (sign-in, health).
     case anyone
     /// A signed-in user; the route reads and writes only that user's records.
@@ -21,12 +21,12 @@ public enum Access: String, Sendable {
 
 /// One route of the API. The list of them (``CameraCoreServer/routes``) registers the router, checks
 /// the OpenAPI file, and drives the authorisation test, so none of the three can drift.
-public struct Route: Sendable {
-    public var method: HTTPRequest.Method
+struct Route: Sendable {
+    var method: HTTPRequest.Method
     /// Hummingbird's form: `/api/clips/:id`.
-    public var path: String
-    public var access: Access
-    public var summary: String
+    var path: String
+    var access: Access
+    var summary: String
     var handler: @Sendable (Request, AppContext) async throws -> Response
     /// For a WebSocket route: checks the caller's request (throws to refuse the upgrade) and returns
     /// what serves the connection. It runs before the upgrade and again when the connection starts,
@@ -57,10 +57,10 @@ public struct Route: Sendable {
         webSocket = accept
     }
 
-    public var isWebSocket: Bool { webSocket != nil }
+    var isWebSocket: Bool { webSocket != nil }
 
     /// The OpenAPI form: `/api/clips/{id}`.
-    public var openAPIPath: String {
+    var openAPIPath: String {
         path.split(separator: "/", omittingEmptySubsequences: false).map {
             $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
         }.joined(separator: "/")

@@ -286,7 +286,9 @@ async function discover() {
   try {
     const devices = await api("/api/discovery", { method: "POST", json: { timeout: 3 } });
     $("camera-status").textContent = devices.length ? `${devices.length} found` : "None found on the allowed networks.";
-    for (const device of devices) {
+    for (const found of devices) {
+      const device = found.device;
+      const stream = (found.profiles || []).find((profile) => profile.streamURL);
       const item = document.createElement("li");
       item.textContent = `${device.name || "Camera"} ${device.hardware || ""} at ${device.address} `;
       const use = document.createElement("button");
@@ -295,7 +297,7 @@ async function discover() {
       use.addEventListener("click", () => {
         $("add-camera").hidden = false;
         $("camera-name").value = device.name || "Camera " + device.address;
-        $("camera-url").value = `rtsp://${device.address}:554/`;
+        $("camera-url").value = stream ? stream.streamURL : `rtsp://${device.address}:554/`;
       });
       item.append(use);
       list.append(item);

@@ -3,51 +3,51 @@ import Foundation
 import WatchBoxKit
 
 /// An account (the spec's users record: email and createdAt).
-public struct User: Sendable, Codable, Equatable {
-    public var id: String
-    public var email: String
-    public var createdAt: Date
+struct User: Sendable, Codable, Equatable {
+    var id: String
+    var email: String
+    var createdAt: Date
 }
 
 /// A clip document (the spec's clips collection) as the API shows it.
-public struct Clip: Sendable, Codable, Equatable {
-    public var id: String
-    public var game: String
-    public var name: String
-    public var events: [String]
-    public var timestamp: Date
-    public var duration: Double
+struct Clip: Sendable, Codable, Equatable {
+    var id: String
+    var game: String
+    var name: String
+    var events: [String]
+    var timestamp: Date
+    var duration: Double
     /// `clips/{userID}/{clipID}.mp4`, as in the spec's Storage layout.
-    public var storagePath: String
-    public var thumbnailURL: String?
+    var storagePath: String
+    var thumbnailURL: String?
     /// Bytes of the uploaded video; nil until the upload completed.
-    public var size: Int?
-    public var uploadedAt: Date?
+    var size: Int?
+    var uploadedAt: Date?
 }
 
-public struct Reel: Sendable, Codable, Equatable {
-    public var id: String
-    public var clipIDs: [String]
+struct Reel: Sendable, Codable, Equatable {
+    var id: String
+    var clipIDs: [String]
     /// `compiling`, `ready` or `failed`.
-    public var status: String
-    public var message: String?
-    public var createdAt: Date
+    var status: String
+    var message: String?
+    var createdAt: Date
 }
 
 /// Every query the server makes, written once for both databases. Every method that touches a
 /// user's records takes the user's id and puts it in the WHERE clause: ownership is part of the
 /// query, not a check a route could forget.
-public final class ServerStore: Sendable {
-    public let database: any SQLDatabase
+final class ServerStore: Sendable {
+    let database: any SQLDatabase
 
-    public init(database: any SQLDatabase) async throws {
+    init(database: any SQLDatabase) async throws {
         self.database = database
         try await Migrations.migrate(database)
     }
 
     // MARK: Users
 
-    public func createUser(email: String, passwordHash: String?, appleSubject: String? = nil) async throws -> User {
+    func createUser(email: String, passwordHash: String?, appleSubject: String? = nil) async throws -> User {
         let user = User(id: UUID().uuidString.lowercased(), email: email, createdAt: Self.now())
         try await database.write(
             "INSERT INTO users (id, email, password_hash, apple_subject, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -55,22 +55,22 @@ public final class ServerStore: Sendable {
         return user
     }
 
-    public func user(email: String) async throws -> (user: User, passwordHash: String?)? {
+    func user(email: String) async throws -> (user: User, passwordHash: String?)? {
         try await database.read("SELECT * FROM users WHERE email = ?", [.text(email)]).first.map {
             (Self.user($0), $0["password_hash"].string)
         }
     }
 
-    public func user(appleSubject: String) async throws -> User? {
+    func user(appleSubject: String) async throws -> User? {
         try await database.read("SELECT * FROM users WHERE apple_subject = ?", [.text(appleSubject)]).first.map(
             Self.user)
     }
 
-    public func user(id: String) async throws -> User? {
+    func user(id: String) async throws -> User? {
         try await database.read("SELECT * FROM users WHERE id = ?", [.text(id)]).first.map(Self.user)
     }
 
-    public func linkApple(userID: String, subject: String) async throws {
+    func linkApple(userID: String, subject: String) async throws {
         try await database.write(
             "UPDATE users SET apple_subject = ? WHERE id = ?", [.text(subject), .text(userID)])
     }
@@ -84,7 +84,7 @@ public final class ServerStore: Sendable {
 
     // MARK: Sessions
 
-    public func createSession(id: String, userID: String, refreshHash: String, expiresAt: Date) async throws {
+    func createSession(id: String, userID: String, refreshHash: String, expiresAt: Date) async throws {
         try await database.write(
             "INSERT INTO sessions (id, user_id, refresh_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
             [.text(id), .text(userID), .text(refreshHash), SQLValue(Date()), SQLValue(expiresAt)])
@@ -92,7 +92,7 @@ public final class ServerStore: Sendable {
 
     /// Replaces the refresh secret of a live session whose current secret is `oldHash`; false when
     /// the session is revoked, expired or the secret was already used (rotation).
-    public func rotateSession(id: String, oldHash: String, newHash: String, expiresAt: Date) async throws -> String? {
+    func rotateSession(id: String, oldHash: String, newHash: String, expiresAt: Date) async throws -> String? {
         let rows = try await database.write(
             """
             UPDATE sessions SET refresh_hash = ?, expires_at = ?
@@ -103,13 +103,13 @@ public final class ServerStore: Sendable {
         return rows.first?.string("user_id")
     }
 
-    public func revokeSession(id: String) async throws {
+    func revokeSession(id: String) async throws {
         try await database.write(
             "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [SQLValue(Date()), .text(id)])
     }
 
     /// Sessions revoked that could still have live access tokens (for the in-memory deny list).
-    public func revokedSessionIDs(since: Date) async throws -> [String] {
+    func revokedSessionIDs(since: Date) async throws -> [String] {
         try await database.read(
             "SELECT id FROM sessions WHERE revoked_at IS NOT NULL AND revoked_at > ?", [SQLValue(since)]
         ).map { $0.string("id") }
@@ -117,7 +117,7 @@ public final class ServerStore: Sendable {
 
     // MARK: Settings
 
-    public func settings(userID: String) async throws -> UserSettings {
+    func settings(userID: String) async throws -> UserSettings {
         guard let row = try await database.read("SELECT * FROM user_settings WHERE user_id = ?", [.text(userID)]).first
         else { return UserSettings() }
         return UserSettings(
@@ -126,7 +126,7 @@ public final class ServerStore: Sendable {
             postRollDuration: row["post_roll_duration"].double ?? 3)
     }
 
-    public func saveSettings(_ settings: UserSettings, userID: String) async throws {
+    func saveSettings(_ settings: UserSettings, userID: String) async throws {
         try await database.write(
             """
             INSERT INTO user_settings (user_id, game_profile_name, video_quality, pre_roll_duration, post_roll_duration, updated_at)
@@ -153,21 +153,21 @@ public final class ServerStore: Sendable {
             uploadedAt: row.date("uploaded_at"))
     }
 
-    public func clips(userID: String, limit: Int = 200, before: Date? = nil) async throws -> [Clip] {
+    func clips(userID: String, limit: Int = 200, before: Date? = nil) async throws -> [Clip] {
         try await database.read(
             "SELECT * FROM clips WHERE user_id = ? AND timestamp < ? ORDER BY timestamp DESC, id LIMIT ?",
             [.text(userID), SQLValue(before ?? Date.distantFuture), SQLValue(limit)]
         ).map(Self.clip)
     }
 
-    public func clip(userID: String, id: String) async throws -> Clip? {
+    func clip(userID: String, id: String) async throws -> Clip? {
         try await database.read("SELECT * FROM clips WHERE user_id = ? AND id = ?", [.text(userID), .text(id)]).first
             .map(Self.clip)
     }
 
     /// Creates or updates a clip's metadata (a retried save is the same row). The file fields are
     /// left alone on update.
-    public func saveClip(userID: String, id: String, input: ClipInput) async throws -> Clip {
+    func saveClip(userID: String, id: String, input: ClipInput) async throws -> Clip {
         let events = String(decoding: try JSONEncoder().encode(input.events), as: UTF8.self)
         let name = input.name ?? Self.defaultName(input.events)
         let rows = try await database.write(
@@ -195,84 +195,21 @@ public final class ServerStore: Sendable {
         return events.count > 1 ? "\(events.count)× \(first)" : first
     }
 
-    public func markUploaded(userID: String, id: String, size: Int) async throws {
+    func markUploaded(userID: String, id: String, size: Int) async throws {
         try await database.write(
             "UPDATE clips SET size = ?, uploaded_at = ? WHERE user_id = ? AND id = ?",
             [SQLValue(size), SQLValue(Self.now()), .text(userID), .text(id)])
     }
 
-    public func setThumbnail(userID: String, id: String, url: String) async throws {
+    func setThumbnail(userID: String, id: String, url: String) async throws {
         try await database.write(
             "UPDATE clips SET thumbnail_url = ? WHERE user_id = ? AND id = ?", [.text(url), .text(userID), .text(id)])
     }
 
     @discardableResult
-    public func deleteClip(userID: String, id: String) async throws -> Bool {
+    func deleteClip(userID: String, id: String) async throws -> Bool {
         !(try await database.write(
             "DELETE FROM clips WHERE user_id = ? AND id = ? RETURNING id", [.text(userID), .text(id)]
-        ).isEmpty)
-    }
-
-    // MARK: Cameras
-
-    static func camera(_ row: SQLRow, hasPassword: Bool) -> CameraRecord {
-        CameraRecord(
-            id: row.string("id"), name: row.string("name"), rtspURL: row.string("rtsp_url"),
-            username: row["username"].string, ipAddress: row.string("ip_address"), port: row["port"].int ?? 554,
-            manufacturer: row["manufacturer"].string, model: row["model"].string,
-            isActive: row["is_active"].int == 1, gridPosition: row["grid_position"].int ?? 0,
-            dateAdded: row.date("date_added") ?? Date(), lastConnected: row.date("last_connected"),
-            hasPassword: hasPassword)
-    }
-
-    public func cameraRows(userID: String) async throws -> [SQLRow] {
-        try await database.read(
-            "SELECT * FROM cameras WHERE user_id = ? ORDER BY grid_position, date_added", [.text(userID)])
-    }
-
-    public func cameraRow(userID: String, id: String) async throws -> SQLRow? {
-        try await database.read("SELECT * FROM cameras WHERE user_id = ? AND id = ?", [.text(userID), .text(id)]).first
-    }
-
-    public func insertCamera(userID: String, camera: Camera) async throws {
-        try await database.write(
-            """
-            INSERT INTO cameras (id, user_id, name, rtsp_url, username, ip_address, port, manufacturer, model,
-                is_active, grid_position, date_added)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(camera.id.uuidString.lowercased()), .text(userID), .text(camera.name), .text(camera.rtspURL),
-                SQLValue(camera.username), .text(camera.ipAddress), SQLValue(Int(camera.port)),
-                SQLValue(camera.manufacturer), SQLValue(camera.model), SQLValue(camera.isActive),
-                SQLValue(Int(camera.gridPosition)), SQLValue(camera.dateAdded),
-            ])
-    }
-
-    public func updateCamera(userID: String, camera: Camera) async throws {
-        try await database.write(
-            """
-            UPDATE cameras SET name = ?, rtsp_url = ?, username = ?, ip_address = ?, port = ?, manufacturer = ?,
-                model = ?, is_active = ?, grid_position = ?
-            WHERE user_id = ? AND id = ?
-            """,
-            [
-                .text(camera.name), .text(camera.rtspURL), SQLValue(camera.username), .text(camera.ipAddress),
-                SQLValue(Int(camera.port)), SQLValue(camera.manufacturer), SQLValue(camera.model),
-                SQLValue(camera.isActive), SQLValue(Int(camera.gridPosition)), .text(userID),
-                .text(camera.id.uuidString.lowercased()),
-            ])
-    }
-
-    public func touchCamera(id: String) async throws {
-        try await database.write(
-            "UPDATE cameras SET last_connected = ? WHERE id = ?", [SQLValue(Self.now()), .text(id)])
-    }
-
-    @discardableResult
-    public func deleteCamera(userID: String, id: String) async throws -> Bool {
-        !(try await database.write(
-            "DELETE FROM cameras WHERE user_id = ? AND id = ? RETURNING id", [.text(userID), .text(id)]
         ).isEmpty)
     }
 
@@ -285,7 +222,7 @@ public final class ServerStore: Sendable {
             status: row.string("status"), message: row["message"].string, createdAt: row.date("created_at") ?? Date())
     }
 
-    public func createReel(userID: String, clipIDs: [String]) async throws -> Reel {
+    func createReel(userID: String, clipIDs: [String]) async throws -> Reel {
         let reel = Reel(
             id: UUID().uuidString.lowercased(), clipIDs: clipIDs, status: "compiling", message: nil,
             createdAt: Self.now())
@@ -299,12 +236,12 @@ public final class ServerStore: Sendable {
         return reel
     }
 
-    public func reel(userID: String, id: String) async throws -> Reel? {
+    func reel(userID: String, id: String) async throws -> Reel? {
         try await database.read("SELECT * FROM reels WHERE user_id = ? AND id = ?", [.text(userID), .text(id)]).first
             .map(Self.reel)
     }
 
-    public func finishReel(id: String, status: String, message: String?) async throws {
+    func finishReel(id: String, status: String, message: String?) async throws {
         try await database.write(
             "UPDATE reels SET status = ?, message = ? WHERE id = ?", [.text(status), SQLValue(message), .text(id)])
     }

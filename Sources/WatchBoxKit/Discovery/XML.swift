@@ -6,18 +6,18 @@ import CameraCommon
 /// cameras disagree on prefixes, and ONVIF element names do not collide across the namespaces we read.
 /// The parser is small on purpose: no DTDs, no external entities (nothing to fetch, nothing to
 /// expand), a depth and size limit, and every malformed input becomes an error, never a crash.
-public struct XMLNode: Sendable, Equatable {
+struct XMLNode: Sendable, Equatable {
     /// The local name, without prefix.
-    public var name: String
+    var name: String
     /// The prefix as written (`tds`), empty when none.
-    public var prefix: String
+    var prefix: String
     /// Attributes by local name (`xmlns` declarations included as written).
-    public var attributes: [String: String]
-    public var children: [XMLNode]
+    var attributes: [String: String]
+    var children: [XMLNode]
     /// The element's own text (concatenated, entity-decoded, CDATA included), untrimmed.
-    public var text: String
+    var text: String
 
-    public init(name: String, prefix: String = "", attributes: [String: String] = [:], children: [XMLNode] = []) {
+    init(name: String, prefix: String = "", attributes: [String: String] = [:], children: [XMLNode] = []) {
         self.name = name
         self.prefix = prefix
         self.attributes = attributes
@@ -26,19 +26,19 @@ public struct XMLNode: Sendable, Equatable {
     }
 
     /// The first child with this local name.
-    public func child(_ name: String) -> XMLNode? {
+    func child(_ name: String) -> XMLNode? {
         children.first { $0.name == name }
     }
 
     /// A path of child names: `node["Body", "Fault", "Reason"]`.
-    public subscript(_ path: String...) -> XMLNode? {
+    subscript(_ path: String...) -> XMLNode? {
         var node: XMLNode? = self
         for name in path { node = node?.child(name) }
         return node
     }
 
     /// The first element with this local name at any depth (self included), depth first.
-    public func first(_ name: String) -> XMLNode? {
+    func first(_ name: String) -> XMLNode? {
         if self.name == name { return self }
         for child in children {
             if let found = child.first(name) { return found }
@@ -47,7 +47,7 @@ public struct XMLNode: Sendable, Equatable {
     }
 
     /// Every element with this local name at any depth, in document order.
-    public func all(_ name: String) -> [XMLNode] {
+    func all(_ name: String) -> [XMLNode] {
         var found: [XMLNode] = []
         collect(name, into: &found)
         return found
@@ -59,20 +59,20 @@ public struct XMLNode: Sendable, Equatable {
     }
 
     /// The text, trimmed; nil when empty.
-    public var value: String? {
+    var value: String? {
         let trimmed = text.trimmingWhitespace()
         return trimmed.isEmpty ? nil : trimmed
     }
 
     /// The value of the first descendant with this name.
-    public func value(of name: String) -> String? {
+    func value(of name: String) -> String? {
         first(name)?.value
     }
 
     /// Parses a document and returns its root element.
     ///
     /// - Throws: ``MediaError`` `invalidData` naming what was wrong and where (byte offset).
-    public static func parse(_ bytes: [UInt8], limit: Int = 4 << 20) throws(MediaError) -> XMLNode {
+    static func parse(_ bytes: [UInt8], limit: Int = 4 << 20) throws(MediaError) -> XMLNode {
         guard bytes.count <= limit else {
             throw MediaError(.invalidData, operation: "parse XML", message: "document larger than \(limit) bytes")
         }
@@ -80,7 +80,7 @@ public struct XMLNode: Sendable, Equatable {
         return try parser.document()
     }
 
-    public static func parse(_ text: String) throws(MediaError) -> XMLNode {
+    static func parse(_ text: String) throws(MediaError) -> XMLNode {
         try parse(Array(text.utf8))
     }
 }
@@ -90,7 +90,7 @@ private let predefinedEntities: [String: Character] = ["lt": "<", "gt": ">", "am
 private let entityForCharacter = Dictionary(uniqueKeysWithValues: predefinedEntities.map { ($1, "&\($0);") })
 
 /// Escapes text for an XML element or attribute.
-public func xmlEscaped(_ text: String) -> String {
+func xmlEscaped(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for character in text {

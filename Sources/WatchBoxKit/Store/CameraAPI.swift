@@ -38,6 +38,18 @@ public struct CameraRecord: Sendable, Codable, Equatable {
     }
 }
 
+extension CameraRecord {
+    /// The API form of a stored camera.
+    public init(_ camera: Camera, hasPassword: Bool) {
+        self.init(
+            id: camera.id.uuidString.lowercased(), name: camera.name, rtspURL: camera.rtspURL,
+            username: camera.username, ipAddress: camera.ipAddress, port: Int(camera.port),
+            manufacturer: camera.manufacturer, model: camera.model, isActive: camera.isActive,
+            gridPosition: Int(camera.gridPosition), dateAdded: camera.dateAdded, lastConnected: camera.lastConnected,
+            hasPassword: hasPassword)
+    }
+}
+
 /// What a client sends to add or change a camera. `password` is write-only: stored in the
 /// credential store, never in the database, never sent back.
 public struct CameraInput: Sendable, Codable {

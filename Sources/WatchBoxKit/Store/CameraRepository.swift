@@ -3,21 +3,26 @@ import CameraIO
 import FoundationEssentials
 import GRDB
 
-/// Stores cameras and their stream profiles (the spec's CameraRepository).
+/// Stores cameras and their stream profiles (the spec's CameraRepository). Two implementations:
+/// ``SQLiteCameraRepository`` (the `watchbox` command's own database) and the CameraCore server's
+/// (one per signed-in user, on SQLite or PostgreSQL). Both keep passwords out: those live in a
+/// ``CredentialStore``.
 public protocol CameraRepository: Sendable {
     /// Every camera in grid order.
-    func cameras() throws(MediaError) -> [Camera]
-    func camera(id: UUID) throws(MediaError) -> Camera?
-    /// Adds a camera at the end of the grid.
-    /// - Throws: ``MediaError`` `invalidArgument` when a camera with the same host, port and path exists.
-    @discardableResult func add(_ camera: Camera) throws(MediaError) -> Camera
-    func update(_ camera: Camera) throws(MediaError)
+    func cameras() async throws -> [Camera]
+    func camera(id: UUID) async throws -> Camera?
+    /// Adds a camera and returns it as stored (the repository may assign its grid position).
+    /// - Throws: when a camera with the same address and path exists (``MediaError``
+    ///   `invalidArgument` from SQLite, a conflict from the server's store).
+    @discardableResult func add(_ camera: Camera) async throws -> Camera
+    func update(_ camera: Camera) async throws
     /// Removes a camera and its stream profiles.
-    func remove(id: UUID) throws(MediaError)
+    func remove(id: UUID) async throws
     /// Puts the cameras in this order (ids not listed keep their relative order after them).
-    func reorder(_ ids: [UUID]) throws(MediaError)
-    func profiles(cameraID: UUID) throws(MediaError) -> [StreamProfile]
-    func addProfile(_ profile: StreamProfile) throws(MediaError)
+    func reorder(_ ids: [UUID]) async throws
+    func profiles(cameraID: UUID) async throws -> [StreamProfile]
+    /// Adds a stream profile; a default profile replaces the camera's previous default.
+    func addProfile(_ profile: StreamProfile) async throws
 }
 
 /// The repository in SQLite through GRDB, with migrations. The password is not a column.
