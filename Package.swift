@@ -199,7 +199,10 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Resources/rtsp_server.py"), .copy("Resources/onvif_device.py")],
+            resources: [
+                .copy("Resources/rtsp_server.py"), .copy("Resources/onvif_device.py"),
+                .copy("Resources/credential_catcher.py"),
+            ],
             swiftSettings: swiftSettings
         ),
         // What the command-line tools share: progress bars, --json output, stderr messages.

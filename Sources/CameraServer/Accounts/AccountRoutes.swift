@@ -53,9 +53,10 @@ extension CameraCoreServer {
                 _, context in
                 try await self.auth.logOut(sessionID: context.sessionID ?? "")
                 var response = Response(status: .noContent)
-                for name in [Self.sessionCookie, Self.refreshCookie] {
+                // Each cookie cleared at the path it was set at, or the browser keeps it.
+                for (name, path) in [(Self.sessionCookie, "/"), (Self.refreshCookie, "/api/auth")] {
                     response.setCookie(
-                        Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+                        Cookie(name: name, value: "", maxAge: 0, path: path, httpOnly: true, sameSite: .strict))
                 }
                 return response
             },

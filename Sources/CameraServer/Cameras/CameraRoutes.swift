@@ -95,6 +95,11 @@ final class CameraService: Sendable {
         try credentials.playableURL(for: camera)
     }
 
+    /// Scheme, host and port: which device a URL reaches (the path only picks a stream on it).
+    static func device(_ url: String) -> String? {
+        StreamURL(url).map { "\($0.scheme)://\($0.host.lowercased()):\($0.port)" }
+    }
+
     func camera(from input: CameraInput, id: UUID, existing: Camera?) throws -> (Camera, password: String?) {
         let url = input.rtspURL ?? existing?.rtspURL ?? ""
         guard let parts = StreamURL(url), !parts.host.isEmpty
@@ -146,7 +151,14 @@ final class CameraService: Sendable {
                 let repository = try self.repository(context)
                 let existing = try await self.owned(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
-                let (camera, password) = try self.camera(from: input, id: existing.id, existing: existing)
+                var (camera, password) = try self.camera(from: input, id: existing.id, existing: existing)
+                // Pointing the camera at another device forgets its password unless a new one comes
+                // with the change: otherwise the stored password would be sent to whatever host
+                // the new URL names.
+                if password == nil, Self.device(camera.rtspURL) != Self.device(existing.rtspURL) {
+                    password = ""
+                    if input.username == nil, StreamURL(input.rtspURL ?? "")?.user == nil { camera.username = nil }
+                }
                 do {
                     try await repository.update(camera)
                 } catch let error as DatabaseFailure where error.isConflict {

@@ -11,20 +11,36 @@ import Synchronization
     import Glibc
 #endif
 
-/// Headers every answer carries: no MIME sniffing, no framing by other sites, and a content policy
-/// that lets the page load only its own scripts and media (MSE uses blob: URLs).
+/// Headers every answer carries, errors included: no MIME sniffing, no framing by other sites, no
+/// referrer, and a content policy that lets the page load only its own scripts, styles and media
+/// (MSE uses blob: URLs), with no plugins, no `<base>` and forms posting only here.
 struct SecurityHeaders: RouterMiddleware {
     typealias Context = AppContext
+
+    static let contentSecurityPolicy =
+        "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
     func handle(_ request: Request, context: AppContext, next: (Request, AppContext) async throws -> Response)
         async throws -> Response
     {
-        var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        response.headers[.contentSecurityPolicy] =
-            "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; connect-src 'self'"
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // An error becomes its answer here, so the headers go on it too.
+            guard let answer = APIError.from(error) as? any HTTPResponseError else { throw error }
+            response = try answer.response(from: request, context: context)
+        }
+        Self.apply(to: &response.headers)
         return response
+    }
+
+    static func apply(to headers: inout HTTPFields) {
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
     }
 }
 

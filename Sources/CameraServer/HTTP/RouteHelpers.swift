@@ -24,7 +24,14 @@ func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: H
 }
 
 /// Decodes a JSON body; errors say which field was wrong.
+///
+/// A body must say it is JSON (`Content-Type: application/json`): a form on another site can post
+/// `text/plain` without asking the browser first, but not `application/json`.
 func decode<T: Decodable>(_ type: T.Type, from request: Request, context: AppContext) async throws -> T {
+    let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingWhitespace().lowercased()
+    guard mediaType == "application/json" else {
+        throw APIError(.unsupportedMediaType, "send the body as JSON with Content-Type: application/json")
+    }
     let buffer: ByteBuffer
     do {
         buffer = try await request.body.collect(upTo: context.maxUploadSize)

@@ -1,0 +1,131 @@
+import CameraTestPeers
+import CameraTesting
+import Foundation
+import NIOHTTP1
+import Testing
+
+@testable import CameraServer
+
+/// Attacks a signed-in user (anyone: signup is open) could try, each of which must fail.
+@Suite("Attacks", .serialized)
+struct AttackTests {
+    @Test("a camera URL with CR/LF, NUL or spaces is refused when added and when changed", arguments: Backend.allCases)
+    func requestSmuggling(backend: Backend) async throws {
+        let server = try await TestServer.start(on: backend)
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let smuggled = [
+            "rtsp://127.0.0.1:\(server.port)/x RTSP/1.0\r\n\r\nPOST /api/auth/signup HTTP/1.1\r\nHost: x\r\n\r\n",
+            "rtsp://127.0.0.1/live\nInjected: yes", "rtsp://127.0.0.1/li\u{0}ve", "rtsp://127.0.0.1/a b",
+        ]
+        for url in smuggled {
+            let added = try await server.request(
+                .POST, "/api/cameras", token: user.token, json: ["name": "Evil", "rtspURL": url])
+            #expect(added.status == 400, "\(url.debugDescription) → \(added.status)")
+        }
+        let good = try await server.request(
+            .POST, "/api/cameras", token: user.token, json: ["name": "Porch", "rtspURL": "rtsp://127.0.0.1:9/live"])
+        #expect(good.status == 201)
+        let id = try #require(good.object["id"] as? String)
+        for url in smuggled {
+            let changed = try await server.request(
+                .PUT, "/api/cameras/\(id)", token: user.token, json: ["rtspURL": url])
+            #expect(changed.status == 400, "\(url.debugDescription) → \(changed.status)")
+        }
+        #expect(
+            try await server.request(.GET, "/api/cameras/\(id)", token: user.token).object["rtspURL"] as? String
+                == "rtsp://127.0.0.1:9/live")
+    }
+
+    @Test("pointing a camera elsewhere does not take its stored password along")
+    func writeOnlyPasswordStaysWriteOnly() async throws {
+        let catcher = try CredentialCatcher()
+        defer { catcher.stop() }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let password = "s3cret-camera-password"
+        let added = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Porch", "rtspURL": "rtsp://127.0.0.1:9/live", "username": "admin", "password": password])
+        let id = try #require(added.object["id"] as? String)
+        #expect(added.object["hasPassword"] as? Bool == true)
+
+        // Only the URL changes, to the attacker's host: the password is forgotten.
+        let moved = try await server.request(
+            .PUT, "/api/cameras/\(id)", token: user.token, json: ["rtspURL": "rtsp://127.0.0.1:\(catcher.port)/steal"])
+        #expect(moved.status == 200)
+        #expect(moved.object["hasPassword"] as? Bool == false)
+        let snapshot = try await server.request(.GET, "/api/cameras/\(id)/snapshot", token: user.token)
+        #expect(snapshot.status != 200)
+        let basic = Data("admin:\(password)".utf8).base64EncodedString()
+        #expect(!catcher.received.contains(basic), "the stored password reached the new host")
+        #expect(!catcher.received.contains(password))
+
+        // The catcher does catch what a client sends it: a password given with the change goes there,
+        // as the user asked (so the check above can fail).
+        let given = try await server.request(
+            .PUT, "/api/cameras/\(id)", token: user.token,
+            json: ["rtspURL": "rtsp://127.0.0.1:\(catcher.port)/mine", "username": "admin", "password": "typed-now"])
+        #expect(given.object["hasPassword"] as? Bool == true)
+        _ = try await server.request(.GET, "/api/cameras/\(id)/snapshot", token: user.token)
+        #expect(catcher.received.contains(Data("admin:typed-now".utf8).base64EncodedString()))
+        #expect(!catcher.received.contains(basic))
+    }
+
+    @Test("sign-in takes JSON only: a cross-site text/plain form post is refused with 415")
+    func signInNeedsJSON() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("victim")
+        let body = Array(#"{"email":"victim@example.com","password":"password-victim"}"#.utf8)
+        for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+            let reply = try await server.request(
+                .POST, "/api/auth/login", body: body, headers: [("Content-Type", type)])
+            #expect(reply.status == 415, "\(type) → \(reply.status)")
+            #expect(reply.header("Set-Cookie") == nil)
+        }
+        let json = try await server.request(
+            .POST, "/api/auth/login", body: body, headers: [("Content-Type", "application/json; charset=utf-8")])
+        #expect(json.status == 200)
+    }
+
+    @Test("signing out clears both cookies at the paths they were set at")
+    func logoutClearsBothCookies() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let reply = try await server.request(.POST, "/api/auth/logout", token: user.token)
+        #expect(reply.status == 204)
+        let cookies = reply.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        #expect(cookies.contains { $0.hasPrefix("cc_session=;") && $0.contains("Path=/;") && $0.contains("Max-Age=0") })
+        #expect(
+            cookies.contains {
+                $0.hasPrefix("cc_refresh=;") && $0.contains("Path=/api/auth") && $0.contains("Max-Age=0")
+            },
+            "\(cookies)")
+    }
+
+    @Test("error answers carry the security headers and a complete content policy")
+    func errorsCarrySecurityHeaders() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let answers = [
+            try await server.request(.GET, "/api/clips"),  // 401
+            try await server.request(.GET, "/api/clips/nope", token: user.token),  // 404
+            try await server.request(.GET, "/api/clips/..%2F..", token: user.token),  // 400
+            try await server.request(.GET, "/no/such/route"),  // 404 from the router
+            try await server.request(.GET, "/api/health"),  // 200
+        ]
+        for answer in answers {
+            #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(answer.status)")
+            #expect(answer.header("X-Frame-Options") == "DENY", "\(answer.status)")
+            let policy = answer.header("Content-Security-Policy") ?? ""
+            for directive in ["frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'"] {
+                #expect(policy.contains(directive), "\(answer.status): \(policy)")
+            }
+        }
+        #expect(answers.map(\.status) == [401, 404, 400, 404, 200])
+    }
+}
