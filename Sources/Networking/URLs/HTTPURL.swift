@@ -21,7 +21,7 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
     public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
 
     public var description: String {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let hostPart = URLParts.bracketed(host)
         return "\(scheme)://\(hostPart)\(port.map { ":\($0)" } ?? "")\(path)"
     }
 }

@@ -20,7 +20,7 @@ public struct StreamURL: Sendable, Equatable {
         path = parts.path
     }
 
-    private var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
+    private var hostForURL: String { URLParts.bracketed(host) }
 
     /// The URL as given but without user and password.
     public var withoutCredentials: String { "\(scheme)://\(hostForURL):\(port)\(path)" }

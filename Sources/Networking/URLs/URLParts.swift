@@ -32,11 +32,10 @@ public struct URLParts: Sendable, Equatable {
             let credentials = authority[..<at]
             authority = authority[authority.index(after: at)...]
             if let colon = credentials.firstIndex(of: ":") {
-                user = String(credentials[..<colon]).percentDecoded ?? String(credentials[..<colon])
-                let secret = credentials[credentials.index(after: colon)...]
-                password = String(secret).percentDecoded ?? String(secret)
+                user = Self.percentDecoded(String(credentials[..<colon]))
+                password = Self.percentDecoded(String(credentials[credentials.index(after: colon)...]))
             } else {
-                user = String(credentials).percentDecoded ?? String(credentials)
+                user = Self.percentDecoded(String(credentials))
             }
         }
         var host = String(authority)
@@ -63,25 +62,24 @@ public struct URLParts: Sendable, Equatable {
         path = rest.isEmpty ? "/" : rest.hasPrefix("?") ? "/" + rest : String(rest)
     }
 
-    /// `host` or `[host]` for IPv6, as it stands in a URL or a Host header.
-    public var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
-}
-
-extension String {
-    /// `%41` → `A`; nil when an escape is malformed or the bytes are not UTF-8.
-    var percentDecoded: String? {
+    /// `%41` → `A`, leniently: a malformed escape stays as it is written, bytes that are not UTF-8
+    /// become U+FFFD. (URL credentials and ONVIF scopes are written by people and cameras.)
+    public static func percentDecoded(_ text: String) -> String {
         var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
+                utf8 = utf8.dropFirst(2)
             } else {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// `host`, or `[host]` for IPv6, as it stands in a URL or a Host header.
+    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }

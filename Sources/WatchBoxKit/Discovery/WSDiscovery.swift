@@ -111,25 +111,9 @@ public struct WSDiscovery: Sendable {
     static func scope(_ kind: String, in scopes: [String]) -> String? {
         let prefix = "onvif://www.onvif.org/\(kind)/"
         let values = scopes.filter { $0.lowercased().hasPrefix(prefix) }.map {
-            percentDecoded(String($0.dropFirst(prefix.count)))
+            URLParts.percentDecoded(String($0.dropFirst(prefix.count)))
         }
         return values.isEmpty ? nil : values.joined(separator: " ")
-    }
-
-    static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The IPv4 interfaces a probe goes out on: name and address.
