@@ -101,4 +101,20 @@ extension ReaderOptions {
             rtspTransport: transport, timeout: timeout,
             options: ["analyzeduration": "100000", "probesize": "32768", "fflags": "nobuffer"])
     }
+
+    /// ``lowLatency(transport:timeout:)`` for a camera: FFmpeg may speak only RTSP and what RTSP
+    /// rides on (TCP, UDP, RTP, TLS), so a camera URL can never make it read a file, fetch HTTP or
+    /// follow a playlist elsewhere.
+    public static func camera(transport: Transport = .tcp, timeout: Duration? = .seconds(10)) -> ReaderOptions {
+        var options = lowLatency(transport: transport, timeout: timeout)
+        options.options["protocol_whitelist"] = "rtsp,rtsps,tcp,udp,rtp,srtp,tls"
+        return options
+    }
+
+    /// For a file a user uploaded: only the MP4/QuickTime and Matroska/WebM demuxers and only the
+    /// local file, so an upload that is really a playlist or a concat list cannot make FFmpeg open
+    /// other files.
+    public static var uploadedVideo: ReaderOptions {
+        ReaderOptions(options: ["format_whitelist": "mov,mp4,m4a,matroska,webm", "protocol_whitelist": "file"])
+    }
 }

@@ -106,6 +106,12 @@ final class CameraService: Sendable {
         else { throw APIError(.badRequest, "rtspURL: must be rtsp://host[:port]/path") }
         let name = (input.name ?? existing?.name ?? "").trimmingWhitespace()
         guard !name.isEmpty, name.count <= 100 else { throw APIError(.badRequest, "name: must be 1–100 characters") }
+        for (field, value, limit) in [
+            ("username", input.username, 256), ("password", input.password, 256),
+            ("manufacturer", input.manufacturer, 100), ("model", input.model, 100),
+        ] where (value?.utf8.count ?? 0) > limit {
+            throw APIError(.badRequest, "\(field): at most \(limit) bytes")
+        }
         let camera = Camera(
             id: id, name: name, rtspURL: url, username: input.username ?? parts.user ?? existing?.username,
             manufacturer: input.manufacturer ?? existing?.manufacturer, model: input.model ?? existing?.model,

@@ -73,7 +73,7 @@ struct ClipFiles: Sendable {
 
     /// Whether FFmpeg opens the file and finds a video stream in it.
     static func isVideo(_ path: String) -> Bool {
-        guard let reader = try? MediaReader(.file(path)) else { return false }
+        guard let reader = try? MediaReader(.file(path), options: .uploadedVideo) else { return false }
         defer { reader.close() }
         return reader.videoStream != nil
     }
@@ -159,6 +159,12 @@ extension CameraCoreServer {
                 }
                 guard input.duration >= 0, input.duration <= 3600, input.events.count <= 100 else {
                     throw APIError(.badRequest, "duration must be 0–3600 s and events at most 100")
+                }
+                guard (input.name?.utf8.count ?? 0) <= 256 else {
+                    throw APIError(.badRequest, "name: at most 256 bytes")
+                }
+                guard input.events.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
+                    throw APIError(.badRequest, "events: each 1–64 bytes")
                 }
                 return try json(try await self.store.saveClip(userID: try context.user(), id: id, input: input))
             },

@@ -186,7 +186,9 @@ struct LeBotService: Sendable {
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
         let video = folder + "/\(id).mp4"
-        _ = try await files.receive(request.body, to: video, limit: configuration.maxWorkoutBytes)
+        _ = try await files.receive(
+            request.body, to: video, limit: configuration.maxWorkoutBytes, accept: ClipFiles.isVideo,
+            refusal: "the upload is not an MP4, QuickTime or WebM video")
         defer { unlink(video) }
         let analysis: WorkoutAnalysis
         do {

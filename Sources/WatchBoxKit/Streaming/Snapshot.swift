@@ -10,7 +10,7 @@ public enum Snapshot {
     public static func jpeg(
         url: String, timeout: Duration = .seconds(10), width: Int? = nil, quality: Int = 85
     ) throws(MediaError) -> [UInt8] {
-        let reader = try MediaReader(MediaSource(parsing: url), options: .lowLatency(timeout: timeout))
+        let reader = try MediaReader(MediaSource(parsing: url), options: .camera(timeout: timeout))
         defer { reader.close() }
         guard let video = reader.videoStream else {
             throw MediaError(.invalidData, operation: "snapshot \(url)", message: "the stream has no video")

@@ -239,7 +239,7 @@ public final class StreamManager: Sendable {
 
         /// Connects and reads until the stream ends or fails; `connected` runs once playing.
         private func play(connected: () -> Void) throws(MediaError) {
-            let readerOptions = ReaderOptions.lowLatency(
+            let readerOptions = ReaderOptions.camera(
                 transport: options.transport, timeout: .milliseconds(Int(options.noDataTimeout * 1000)))
             let opened = try MediaReader(MediaSource(parsing: url), options: readerOptions)
             reader.withLock { $0 = opened }
