@@ -56,6 +56,22 @@ func temporaryDirectory() throws -> String {
         #expect(HTTPURL(" https://example.com:8443/v1 ")?.effectivePort == 8443)
     }
 
+    @Test func networksKnowWhichRangesTheyTouch() throws {
+        let loopback = try #require(IPv4Network("127.0.0.0/8"))
+        func range(_ text: String) throws -> (UInt32, UInt32) {
+            let range = try AddressRange(text, force: true)
+            return (range.first, range.first &+ UInt32(range.count - 1))
+        }
+        for touching in ["127.0.0.1", "126.255.255.250-127.0.0.5", "127.255.255.255", "100.0.0.0-127.0.0.1"] {
+            let (first, last) = try range(touching)
+            #expect(loopback.overlaps(first: first, last: last), "\(touching)")
+        }
+        for apart in ["128.0.0.0/24", "126.0.0.0/8", "10.0.0.1"] {
+            let (first, last) = try range(apart)
+            #expect(!loopback.overlaps(first: first, last: last), "\(apart)")
+        }
+    }
+
     @Test func gridColumnsFollowCountAndWidth() {
         let wide = 1920.0
         #expect(GridLayoutCalculator.columns(count: 0, width: wide) == 1)

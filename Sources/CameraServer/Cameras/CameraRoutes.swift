@@ -17,6 +17,8 @@ final class CameraService: Sendable {
     let allowed: [IPv4Network]
     let manager: StreamManager
     let live: LiveView
+    /// Scans per user per minute.
+    let scanLimiter = RateLimiter(perMinute: 6)
     let tables = Tables()
 
     /// Recent health events per camera, and the live view once made (a class, so the stream

@@ -79,11 +79,25 @@ extension CameraService {
                         .forbidden,
                         "range: \(body.range) is not inside allowedNetworks (or is larger than 1024 addresses)")
                 }
+                // The server's own loopback, link-local and "this network" addresses are never scanned,
+                // whatever allowedNetworks says: they would map the server's own services.
+                let forbidden = ["127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/8"].compactMap(IPv4Network.init)
+                guard !forbidden.contains(where: { $0.overlaps(first: range.first, last: last) }) else {
+                    throw APIError(.forbidden, "range: loopback and link-local addresses are not scanned")
+                }
                 let ports = body.ports ?? PortScanner.defaultPorts
                 guard !ports.isEmpty, ports.count <= 16, ports.allSatisfy({ (1...65535).contains($0) }) else {
                     throw APIError(.badRequest, "ports: 1 to 16 port numbers")
                 }
-                let findings = await PortScanner(ports: ports).scan(range)
+                let (allowed, wait) = self.scanLimiter.allow(try context.user())
+                guard allowed else {
+                    throw APIError(
+                        .tooManyRequests,
+                        "at most \(self.scanLimiter.perMinute) scans a minute; try again in \(wait) s",
+                        headers: [.retryAfter: "\(wait)"])
+                }
+                // Only services that answered RTSP: other open ports are none of a camera app's business.
+                let findings = await PortScanner(ports: ports).scan(range).filter(\.isRTSP)
                 return try json(findings)
             },
         ]

@@ -26,4 +26,10 @@ public struct IPv4Network: Sendable, Equatable {
 
     /// Whether every address of `other` is inside this network.
     public func contains(_ other: IPv4Network) -> Bool { other.prefix >= prefix && contains(other.address) }
+
+    /// Whether any address from `first` to `last` is inside this network.
+    public func overlaps(first: UInt32, last: UInt32) -> Bool {
+        let end = address | ~Self.mask(prefix)
+        return first <= end && last >= address
+    }
 }
