@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Networking
 import Synchronization
 
 #if canImport(Glibc)
@@ -86,6 +87,7 @@ public final class CameraCoreServer: Sendable {
                     RouterPath(route.path),
                     shouldUpgrade: { request, context in
                         do {
+                            try Self.checkOrigin(request)
                             var context = context
                             try await self.authenticate(request, &context, route: route)
                             _ = try await accept(request, context)
@@ -150,6 +152,19 @@ public final class CameraCoreServer: Sendable {
     }
 
     static let sessionCookie = "cc_session"
+
+    /// A browser says which page opens a WebSocket (`Origin`), and cookies go along whatever page
+    /// it is: only pages of this server's host may open one. The port is not compared: cookies are
+    /// not kept per port either, and some clients leave it out. Clients that send no Origin (apps,
+    /// scripts) authenticate with a bearer token instead.
+    static func checkOrigin(_ request: Request) throws {
+        guard let origin = request.headers[.origin] else { return }
+        guard let page = URLParts(origin)?.host.lowercased(),
+            let server = URLParts("http://" + (request.head.authority ?? ""))?.host.lowercased(), page == server
+        else {
+            throw APIError(.forbidden, "live view opens only from this server's own pages")
+        }
+    }
 
     /// Builds the Hummingbird application (HTTP/1.1 with WebSocket upgrades).
     func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })

@@ -173,4 +173,59 @@ struct AttackTests {
         }
         #expect(try await server.request(.GET, "/api/cameras", token: user.token).array.isEmpty)
     }
+
+    @Test("a page on another site cannot open live view with the user's cookie")
+    func liveViewChecksOrigin() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let added = try await server.request(
+            .POST, "/api/cameras", token: user.token, json: ["name": "Porch", "rtspURL": "rtsp://127.0.0.1:9/live"])
+        let id = try #require(added.object["id"] as? String)
+        // curl speaks the upgrade as a browser would; the status line is all we need.
+        func upgrade(origin: String?) throws -> String {
+            let output = try Subprocess.run(
+                "curl",
+                [
+                    "-s", "-i", "--max-time", "2", "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H",
+                    "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "-H",
+                    "Cookie: cc_session=\(user.token)",
+                ] + (origin.map { ["-H", "Origin: \($0)"] } ?? []) + ["\(server.base)/api/cameras/\(id)/live"],
+                check: false)
+            return String(output.stdout.prefix { $0 != "\r" && $0 != "\n" })
+        }
+        // This server's own page may (so the refusals below are about the origin, not the request).
+        #expect(try upgrade(origin: "http://127.0.0.1:\(server.port)").contains(" 101 "))
+        for origin in ["http://evil.example", "http://127.0.0.1.evil.example:\(server.port)", "null"] {
+            let status = try upgrade(origin: origin)
+            #expect(status.hasPrefix("HTTP/1.1 4"), "\(origin) → \(status)")
+        }
+    }
+
+    @Test("a failed reel tells the user so without the server's paths")
+    func failedReelLeaksNoPath() async throws {
+        let clip = try ServerMedia.clip.get()
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        #expect(try await server.request(.PUT, "/api/clips/c1", token: user.token, json: clipMetadata).status == 200)
+        #expect(try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: clip).status == 200)
+        // A file where the user's reel folder belongs: compiling must fail.
+        try FileManager.default.createDirectory(
+            atPath: server.directory + "/reels", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: server.directory + "/reels/\(user.id)", contents: Data("x".utf8))
+        let reel = try await server.request(.POST, "/api/reels", token: user.token, json: ["clipIDs": ["c1"]])
+        let reelID = try #require(reel.object["id"] as? String)
+        var status = ""
+        var message = ""
+        for _ in 0..<100 where status != "failed" {
+            try await Task.sleep(for: .milliseconds(100))
+            let answer = try await server.request(.GET, "/api/reels/\(reelID)", token: user.token).object
+            status = answer["status"] as? String ?? ""
+            message = answer["message"] as? String ?? ""
+        }
+        #expect(status == "failed")
+        #expect(!message.isEmpty)
+        #expect(!message.contains(server.directory) && !message.contains("/"), "\(message)")
+    }
 }

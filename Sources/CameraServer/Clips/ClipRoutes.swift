@@ -4,6 +4,7 @@ import CameraIO
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 #if canImport(Glibc)
@@ -245,6 +246,7 @@ extension CameraCoreServer {
                 let output = self.files.reel(userID: userID, reelID: reel.id)
                 let title = body.title.map { String($0.prefix(60)) }
                 let store = self.store
+                let logger = self.logger
                 Task.detached {
                     do {
                         try ClipFiles.folder(AtomicFile.folder(of: output))
@@ -252,7 +254,10 @@ extension CameraCoreServer {
                             items, to: output, options: VideoCompiler.Options(title: title, preset: "ultrafast"))
                         try await store.finishReel(id: reel.id, status: "ready", message: nil)
                     } catch {
-                        try? await store.finishReel(id: reel.id, status: "failed", message: "\(error)")
+                        // The details (paths, FFmpeg's words) go to the log, not to the user.
+                        logger.error("reel \(reel.id) failed: \(error)")
+                        try? await store.finishReel(
+                            id: reel.id, status: "failed", message: "the reel could not be made; try again later")
                     }
                 }
                 return try json(reel, status: .accepted)

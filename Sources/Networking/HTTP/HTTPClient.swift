@@ -72,7 +72,7 @@ public enum HTTPClient {
             }
         return try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: method, uri: url.path)
-            let hostHeader = URLParts.bracketed(url.host)
+            let hostHeader = URLParts.bracketedHost(url.host)
             head.headers.add(name: "Host", value: url.port.map { "\(hostHeader):\($0)" } ?? hostHeader)
             head.headers.add(name: "Content-Length", value: String(body.count))
             head.headers.add(name: "Connection", value: "close")

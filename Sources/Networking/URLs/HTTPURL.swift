@@ -21,7 +21,7 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
     public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
 
     public var description: String {
-        let hostPart = URLParts.bracketed(host)
+        let hostPart = URLParts.bracketedHost(host)
         return "\(scheme)://\(hostPart)\(port.map { ":\($0)" } ?? "")\(path)"
     }
 }

@@ -20,7 +20,7 @@ public struct StreamURL: Sendable, Equatable {
         path = parts.path
     }
 
-    private var hostForURL: String { URLParts.bracketed(host) }
+    private var hostForURL: String { URLParts.bracketedHost(host) }
 
     /// The URL as given but without user and password.
     public var withoutCredentials: String { "\(scheme)://\(hostForURL):\(port)\(path)" }

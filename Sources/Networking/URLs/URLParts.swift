@@ -81,5 +81,5 @@ public struct URLParts: Sendable, Equatable {
     }
 
     /// `host`, or `[host]` for IPv6, as it stands in a URL or a Host header.
-    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    public static func bracketedHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
