@@ -72,12 +72,7 @@ extension CameraCoreServer {
     static let refreshCookie = "cc_refresh"
 
     func limitSignIn(_ context: AppContext) throws {
-        let (allowed, wait) = signInLimiter.allow(context.remoteAddress)
-        guard allowed else {
-            throw APIError(
-                .tooManyRequests, "too many sign-in attempts; try again in \(wait) s", headers: [.retryAfter: "\(wait)"]
-            )
-        }
+        try signInLimiter.check(context.remoteAddress, refusal: "too many sign-in attempts")
     }
 
     /// The tokens as JSON (apps) and as HttpOnly, SameSite=Strict cookies (the web UI).

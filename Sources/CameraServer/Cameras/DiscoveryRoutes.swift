@@ -89,13 +89,8 @@ extension CameraService {
                 guard !ports.isEmpty, ports.count <= 16, ports.allSatisfy({ (1...65535).contains($0) }) else {
                     throw APIError(.badRequest, "ports: 1 to 16 port numbers")
                 }
-                let (allowed, wait) = self.scanLimiter.allow(try context.user())
-                guard allowed else {
-                    throw APIError(
-                        .tooManyRequests,
-                        "at most \(self.scanLimiter.perMinute) scans a minute; try again in \(wait) s",
-                        headers: [.retryAfter: "\(wait)"])
-                }
+                try self.scanLimiter.check(
+                    try context.user(), refusal: "at most \(self.scanLimiter.perMinute) scans a minute")
                 // Only services that answered RTSP: other open ports are none of a camera app's business.
                 let findings = await PortScanner(ports: ports).scan(range).filter(\.isRTSP)
                 return try json(findings)

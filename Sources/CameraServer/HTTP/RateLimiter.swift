@@ -1,6 +1,7 @@
 import CameraCommon
 import Crypto
 import Foundation
+import HTTPTypes
 import HummingbirdBcrypt
 import JWTKit
 import NIOHTTP1
@@ -33,6 +34,15 @@ final class RateLimiter: Sendable {
             recent.append(now)
             table[key] = recent
             return (true, 0)
+        }
+    }
+
+    /// Counts `key` and goes ahead, or answers 429 with `Retry-After` and
+    /// "`refusal`; try again in N s".
+    func check(_ key: String, refusal: String) throws {
+        let (allowed, wait) = allow(key)
+        guard allowed else {
+            throw APIError(.tooManyRequests, "\(refusal); try again in \(wait) s", headers: [.retryAfter: "\(wait)"])
         }
     }
 }

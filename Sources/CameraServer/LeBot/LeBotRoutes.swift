@@ -43,14 +43,6 @@ struct LeBotService: Sendable {
         var chartURL: String
     }
 
-    func limit(_ limiter: RateLimiter, _ userID: String) throws {
-        let (allowed, wait) = limiter.allow(userID)
-        guard allowed else {
-            throw APIError(
-                .tooManyRequests, "rate limit reached; try again in \(wait) s", headers: [.retryAfter: "\(wait)"])
-        }
-    }
-
     var apiKey: String {
         get throws {
             guard let key = configuration.geminiAPIKey, !key.isEmpty else {
@@ -66,14 +58,14 @@ struct LeBotService: Sendable {
                 method: .post, path: "/api/ephemeral-token", access: .user,
                 summary: "A short-lived, single-use Gemini Live token (rate-limited)"
             ) { _, context in
-                try limit(tokenLimiter, try context.user())
+                try tokenLimiter.check(try context.user(), refusal: "rate limit reached")
                 return try json(try await ephemeralToken())
             },
             Route(
                 method: .post, path: "/api/analyze-shot", access: .user,
                 summary: "The spec's analyzeShot: frames in, {outcome, tip} out"
             ) { request, context in
-                try limit(analyzeLimiter, try context.user())
+                try analyzeLimiter.check(try context.user(), refusal: "rate limit reached")
                 let body = try await decode(ProxyShotRequest.self, from: request, context: context)
                 return try json(try await analyzeShot(body))
             },

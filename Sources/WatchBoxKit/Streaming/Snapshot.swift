@@ -15,10 +15,7 @@ public enum Snapshot {
         guard let video = reader.videoStream else {
             throw MediaError(.invalidData, operation: "snapshot \(url)", message: "the stream has no video")
         }
-        var size: (width: Int, height: Int)?
-        if let width, let sourceWidth = video.width, let sourceHeight = video.height, sourceWidth > 0 {
-            size = (width & ~1, max(2, (sourceHeight * width / sourceWidth) & ~1))
-        }
+        let size = scaledSize(of: video, width: width)
         let decoder = try VideoDecoder(reader: reader, streamIndex: video.index, format: .rgba, size: size)
         decoder.decodesKeyframesOnly = true
         let started = ContinuousClock.now
@@ -57,14 +54,22 @@ extension Snapshot {
             guard let video = manager.streamInfo(cameraID)?.first(where: { $0.index == sample.streamIndex }) else {
                 continue
             }
-            var size: (width: Int, height: Int)?
-            if let width, let sourceWidth = video.width, let sourceHeight = video.height, sourceWidth > 0 {
-                size = (width & ~1, max(2, (sourceHeight * width / sourceWidth) & ~1))
-            }
+            let size = scaledSize(of: video, width: width)
             let decoder = try VideoDecoder(stream: video, format: .rgba, size: size, threads: 1)
             let frames = try decoder.decode(sample) + decoder.flush()
             if let frame = frames.first { return try ImageEncoder.encode(frame, as: .jpeg, quality: quality) }
         }
         throw MediaError(.timedOut, operation: operation, message: "no picture arrived within \(timeout)")
+    }
+}
+
+extension Snapshot {
+    /// `width` (even) and the height that keeps the stream's aspect (even, at least 2); nil keeps the
+    /// stream's own size.
+    static func scaledSize(of video: StreamInfo, width: Int?) -> (width: Int, height: Int)? {
+        guard let width, let sourceWidth = video.width, let sourceHeight = video.height, sourceWidth > 0 else {
+            return nil
+        }
+        return (width & ~1, max(2, (sourceHeight * width / sourceWidth) & ~1))
     }
 }
