@@ -146,6 +146,7 @@ let package = Package(
             name: "WatchBoxKitTests",
             dependencies: [
                 "watchbox", "CameraCommon", "CameraIO", "WatchBoxKit", "Networking", "CameraTesting", "CameraTestPeers",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

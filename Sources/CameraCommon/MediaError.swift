@@ -31,6 +31,8 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         public static let writeFailed = Kind("writeFailed")
         /// The codec reported an error while encoding or decoding.
         public static let codec = Kind("codec")
+        /// A policy forbids it (an address outside the networks the server may reach).
+        public static let notAllowed = Kind("notAllowed")
         /// Anything else; the message carries the detail.
         public static let other = Kind("other")
     }

@@ -22,6 +22,7 @@ public final class CameraCoreServer: Sendable {
     let cameras: CameraService
     let lebot: LeBotService
     let signInLimiter: RateLimiter
+    let workers: MediaWorkers
     let logger: Logger
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
 
@@ -49,9 +50,14 @@ public final class CameraCoreServer: Sendable {
         store = try await ServerStore(database: database)
         auth = try await Authenticator(
             store: store, secret: try Authenticator.secret(configuration: configuration), configuration: configuration)
-        files = try ClipFiles(root: configuration.dataDirectory)
-        cameras = try CameraService(store: store, configuration: configuration)
-        lebot = LeBotService(configuration: configuration, files: files)
+        files = try ClipFiles(
+            root: configuration.dataDirectory, minimumUploadRate: configuration.minUploadBytesPerSecond,
+            uploadGrace: .milliseconds(Int(configuration.uploadGraceSeconds * 1000)))
+        workers = MediaWorkers(
+            threads: configuration.mediaWorkers, queueLimit: configuration.mediaQueue,
+            perUser: configuration.mediaJobsPerUser)
+        cameras = try CameraService(store: store, configuration: configuration, workers: workers)
+        lebot = LeBotService(configuration: configuration, files: files, workers: workers)
         signInLimiter = RateLimiter(perMinute: configuration.signInsPerMinute)
         if let email = configuration.demoEmail, let password = configuration.demoPassword,
             try await store.user(email: email) == nil
@@ -173,11 +179,19 @@ public final class CameraCoreServer: Sendable {
         let router = router()
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(
+            server: .guardedHTTP1WebSocket(
                 webSocketRouter: router,
                 configuration: .init(
-                    http1: .init(additionalChannelHandlers: [ExpectContinueHandler()]), ws: .init(maxFrameSize: 1 << 20)
-                )
+                    http1: .init(
+                        additionalChannelHandlers: [ExpectContinueHandler()],
+                        idleTimeout: .milliseconds(Int64(configuration.idleSeconds * 1000)),
+                        httpDecoderConfiguration: .init(
+                            maxHeaderFieldSize: configuration.maxHeadBytes,
+                            maxHeaderListSize: configuration.maxHeadBytes,
+                            maxHeaderFieldCount: 100)),
+                    ws: .init(maxFrameSize: 1 << 20)
+                ),
+                headTimeout: .milliseconds(Int64(configuration.headSeconds * 1000))
             ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
@@ -216,6 +230,7 @@ public final class CameraCoreServer: Sendable {
 
     func shutdown() async {
         cameras.stopAll()
+        await workers.shutdown()
         await store.database.close()
     }
 }

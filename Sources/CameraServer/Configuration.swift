@@ -37,9 +37,30 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var maxWorkoutBytes = 1024 * 1024 * 1024
     /// Largest JSON body (analyze-shot images travel inside it).
     public var maxJSONBytes = 8 * 1024 * 1024
-    /// Networks the server may probe for cameras (discovery interfaces and scan ranges must fall
-    /// inside one). Empty: discovery and scans are off.
-    public var allowedNetworks: [String] = ["127.0.0.0/8"]
+    /// Networks the server may reach for cameras: camera URLs, discovery interfaces and scan ranges
+    /// must fall inside one. IPv4 CIDRs, or `local` for the networks of this machine's own
+    /// interfaces (its LAN). Loopback, link-local (cloud metadata), multicast and reserved
+    /// addresses are refused whatever this says. Empty: no cameras, discovery or scans.
+    public var allowedNetworks: [String] = ["local"]
+    /// Development and tests only: cameras on this machine's loopback (`127.0.0.0/8`). With it on,
+    /// any signed-in user can point a camera at the server's own local services.
+    public var allowLoopbackCameras = false
+    /// Threads for blocking video work (snapshots, reels, workout analysis, upload checks), how
+    /// many jobs may wait for one, and how many one user may have admitted at once; past that 429.
+    public var mediaWorkers = 2
+    public var mediaQueue = 16
+    public var mediaJobsPerUser = 4
+    /// A connection must finish sending its request head this soon after it opens or after its
+    /// previous answer (seconds), and heads are at most `maxHeadBytes` (else 431 and close);
+    /// a connection that sends nothing for `idleSeconds` is closed.
+    public var headSeconds = 10.0
+    public var maxHeadBytes = 16 * 1024
+    public var idleSeconds = 60.0
+    /// Uploads slower than this on average after their first `uploadGraceSeconds` are dropped (408).
+    public var minUploadBytesPerSecond = 16 * 1024
+    public var uploadGraceSeconds = 20.0
+    /// How long a snapshot of a camera may take (connect, first picture).
+    public var snapshotSeconds = 8.0
     /// Requests per minute per user (AI routes) or per address (sign-in routes).
     public var ephemeralTokensPerMinute = 10
     public var analyzeShotsPerMinute = 30
@@ -56,7 +77,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         case host, port, dataDirectory, databaseURL, geminiAPIKey, geminiBaseURL, geminiModel, appleJWKSURL,
             appleClientID, appleKeysRefetchSeconds, sessionSecret, accessTokenSeconds, refreshTokenSeconds,
             maxClipBytes, maxWorkoutBytes,
-            maxJSONBytes, allowedNetworks, ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute,
+            maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
+            headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, snapshotSeconds,
+            ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute,
             demoEmail, demoPassword, bcryptCost
     }
 
@@ -84,6 +107,16 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxWorkoutBytes = try value(.maxWorkoutBytes, defaults.maxWorkoutBytes)
         maxJSONBytes = try value(.maxJSONBytes, defaults.maxJSONBytes)
         allowedNetworks = try value(.allowedNetworks, defaults.allowedNetworks)
+        allowLoopbackCameras = try value(.allowLoopbackCameras, defaults.allowLoopbackCameras)
+        mediaWorkers = try value(.mediaWorkers, defaults.mediaWorkers)
+        mediaQueue = try value(.mediaQueue, defaults.mediaQueue)
+        mediaJobsPerUser = try value(.mediaJobsPerUser, defaults.mediaJobsPerUser)
+        headSeconds = try value(.headSeconds, defaults.headSeconds)
+        maxHeadBytes = try value(.maxHeadBytes, defaults.maxHeadBytes)
+        idleSeconds = try value(.idleSeconds, defaults.idleSeconds)
+        minUploadBytesPerSecond = try value(.minUploadBytesPerSecond, defaults.minUploadBytesPerSecond)
+        uploadGraceSeconds = try value(.uploadGraceSeconds, defaults.uploadGraceSeconds)
+        snapshotSeconds = try value(.snapshotSeconds, defaults.snapshotSeconds)
         ephemeralTokensPerMinute = try value(.ephemeralTokensPerMinute, defaults.ephemeralTokensPerMinute)
         analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
         signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
@@ -99,7 +132,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ("GEMINI_API_KEY", "Gemini API key (server only)"), ("GEMINI_BASE_URL", "Gemini API base URL"),
         ("APPLE_JWKS_URL", "Sign in with Apple key set URL"), ("APPLE_CLIENT_ID", "Sign in with Apple audience"),
         ("CAMERACORE_SESSION_SECRET", "session token signing key"),
-        ("CAMERACORE_ALLOWED_NETWORKS", "comma-separated CIDRs the server may probe"),
+        ("CAMERACORE_ALLOWED_NETWORKS", "comma-separated CIDRs (or local) where cameras may be"),
     ]
 
     /// Applies the environment variables that are set.
@@ -139,17 +172,31 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         }
     }
 
+    /// The networks `allowedNetworks` names, `local` expanded to this machine's interfaces.
+    public var cameraNetworks: [IPv4Network] {
+        allowedNetworks.flatMap { $0 == "local" ? EgressPolicy.localNetworks() : [IPv4Network($0)].compactMap { $0 } }
+    }
+
+    /// Where cameras may be: ``cameraNetworks`` with loopback only when ``allowLoopbackCameras``.
+    public var egressPolicy: EgressPolicy {
+        EgressPolicy(networks: cameraNetworks, allowsLoopback: allowLoopbackCameras)
+    }
+
     /// Checks what could only fail later; messages name the field.
     public func validate() throws(MediaError) {
         let operation = "check configuration"
-        for network in allowedNetworks where IPv4Network(network) == nil {
+        for network in allowedNetworks where network != "local" && IPv4Network(network) == nil {
             throw MediaError(
-                .invalidArgument, operation: operation, message: "allowedNetworks: \"\(network)\" is not an IPv4 CIDR")
+                .invalidArgument, operation: operation,
+                message: "allowedNetworks: \"\(network)\" is not an IPv4 CIDR or \"local\"")
         }
         for (name, value) in [
             ("maxClipBytes", maxClipBytes), ("maxWorkoutBytes", maxWorkoutBytes), ("maxJSONBytes", maxJSONBytes),
             ("ephemeralTokensPerMinute", ephemeralTokensPerMinute), ("analyzeShotsPerMinute", analyzeShotsPerMinute),
-            ("signInsPerMinute", signInsPerMinute),
+            ("signInsPerMinute", signInsPerMinute), ("mediaWorkers", mediaWorkers),
+            ("mediaJobsPerUser", mediaJobsPerUser),
+            ("maxHeadBytes", maxHeadBytes), ("headSeconds", Int(headSeconds.rounded(.up))),
+            ("idleSeconds", Int(idleSeconds.rounded(.up))), ("snapshotSeconds", Int(snapshotSeconds.rounded(.up))),
         ] where value <= 0 {
             throw MediaError(.invalidArgument, operation: operation, message: "\(name): must be positive")
         }

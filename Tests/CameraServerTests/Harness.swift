@@ -47,6 +47,7 @@ final class TestServer: Sendable {
         configuration.dataDirectory = try temporaryDirectory()
         configuration.bcryptCost = 4
         configuration.allowedNetworks = ["127.0.0.0/8"]
+        configuration.allowLoopbackCameras = true
         configuration.databaseURL = try backend.databaseURL()
         adjust(&configuration)
         let server = try await CameraCoreServer(configuration: configuration)

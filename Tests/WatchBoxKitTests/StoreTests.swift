@@ -1,4 +1,5 @@
 import CameraCommon
+import Crypto
 import Foundation
 import Testing
 import WatchBoxKit
@@ -73,7 +74,7 @@ import WatchBoxKit
             let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
             #expect(bytes.range(of: Data(password.utf8)) == nil, "\(name) holds the password")
         }
-        let sealed = try Data(contentsOf: URL(fileURLWithPath: credentials.sealedPath))
+        let sealed = try Data(contentsOf: URL(fileURLWithPath: credentials.sealedPath(for: camera.id)))
         #expect(sealed.range(of: Data(password.utf8)) == nil)
         // The key file is private.
         let attributes = try FileManager.default.attributesOfItem(atPath: credentials.keyPath)
@@ -108,5 +109,32 @@ import WatchBoxKit
         }
         #expect(sealedError.kind == .invalidData)
         #expect(!sealedError.description.contains("hunter2"))
+    }
+
+    @Test func eachPasswordIsSealedForItsOwnCameraAndOldTablesAreSplit() throws {
+        let directory = try temporaryDirectory()
+        let store = try FileCredentialStore(directory: directory)
+        let (gate, porch) = (UUID(), UUID())
+        try store.setPassword("gate-secret", for: gate)
+        try store.setPassword("porch-secret", for: porch)
+        #expect(try store.camerasWithPasswords() == [gate, porch])
+        // A sealed file copied over another camera's does not open as that camera's password.
+        try FileManager.default.removeItem(atPath: store.sealedPath(for: porch))
+        try FileManager.default.copyItem(atPath: store.sealedPath(for: gate), toPath: store.sealedPath(for: porch))
+        let fresh = try FileCredentialStore(directory: directory)
+        #expect(try fresh.password(for: gate) == "gate-secret")
+        #expect(throws: MediaError.self) { try fresh.password(for: porch) }
+
+        // The single table of earlier versions is split into per-camera files on open.
+        let old = try temporaryDirectory()
+        let keyStore = try FileCredentialStore(directory: old)
+        let key = SymmetricKey(data: try Data(contentsOf: URL(fileURLWithPath: keyStore.keyPath)))
+        let table = try JSONEncoder().encode([gate.uuidString: "old-gate"])
+        try #require(try AES.GCM.seal(table, using: key).combined).write(
+            to: URL(fileURLWithPath: old + "/credentials.sealed"))
+        let migrated = try FileCredentialStore(directory: old)
+        #expect(try migrated.password(for: gate) == "old-gate")
+        #expect(!FileManager.default.fileExists(atPath: old + "/credentials.sealed"))
+        #expect(FileManager.default.fileExists(atPath: migrated.sealedPath(for: gate)))
     }
 }

@@ -14,7 +14,11 @@ import WatchBoxKit
 final class CameraService: Sendable {
     let store: ServerStore
     let credentials: FileCredentialStore
-    let allowed: [IPv4Network]
+    /// Where cameras may be; ``allowed`` are its networks (discovery interfaces, scan ranges).
+    let policy: EgressPolicy
+    var allowed: [IPv4Network] { policy.networks }
+    let workers: MediaWorkers
+    let snapshotTimeout: Duration
     let manager: StreamManager
     let live: LiveView
     /// Scans per user per minute.
@@ -28,10 +32,12 @@ final class CameraService: Sendable {
         let events = Mutex<[UUID: [HealthEvent]]>([:])
     }
 
-    init(store: ServerStore, configuration: ServerConfiguration) throws(MediaError) {
+    init(store: ServerStore, configuration: ServerConfiguration, workers: MediaWorkers) throws(MediaError) {
         self.store = store
+        self.workers = workers
         credentials = try FileCredentialStore(directory: configuration.dataDirectory + "/credentials")
-        allowed = configuration.allowedNetworks.compactMap(IPv4Network.init)
+        policy = configuration.egressPolicy
+        snapshotTimeout = .milliseconds(Int(configuration.snapshotSeconds * 1000))
         let tables = self.tables
         manager = StreamManager(
             onState: { id, state in
@@ -92,9 +98,30 @@ final class CameraService: Sendable {
         return camera
     }
 
-    /// The stream URL with credentials, for FFmpeg only (never logged, never answered).
-    func streamURL(_ camera: Camera) throws -> String {
-        try credentials.playableURL(for: camera)
+    /// The stream URL with credentials, for FFmpeg only (never logged, never answered), with the
+    /// host replaced by the address checked against the policy now: FFmpeg connects to exactly the
+    /// address that was checked, so a name that resolves elsewhere later cannot move it.
+    func streamURL(_ camera: Camera, user: String) async throws -> String {
+        guard let parts = StreamURL(camera.rtspURL) else {
+            throw APIError(.badRequest, "rtspURL: the camera's URL is not valid; edit the camera")
+        }
+        let address = try await checkedAddress(parts.host, user: user)
+        return try credentials.playableURL(
+            parts.withHost(address).withoutCredentials, username: camera.username, cameraID: camera.id)
+    }
+
+    /// The address to connect to for a camera's host, or 403/400 saying why not (in words that
+    /// never depend on what listens there). Names are looked up on a media worker.
+    func checkedAddress(_ host: String, user: String) async throws -> String {
+        let policy = self.policy
+        do {
+            if IPv4Network.parse(host) != nil { return try policy.address(for: host) }
+            return try await workers.run(user: user) { () throws(MediaError) -> String in try policy.address(for: host)
+            }
+        } catch let error as MediaError {
+            throw APIError(
+                error.kind == .notAllowed ? .forbidden : .badRequest, "rtspURL: \(error.message)")
+        }
     }
 
     /// Scheme, host and port: which device a URL reaches (the path only picks a stream on it).
@@ -136,6 +163,7 @@ final class CameraService: Sendable {
                 let count = try await repository.cameras().count
                 guard count < 64 else { throw APIError(.badRequest, "at most 64 cameras per account") }
                 var (camera, password) = try self.camera(from: input, id: UUID(), existing: nil)
+                _ = try await self.checkedAddress(StreamURL(camera.rtspURL)?.host ?? "", user: try context.user())
                 if input.gridPosition == nil { camera.gridPosition = Int16(count) }
                 do {
                     try await repository.add(camera)
@@ -160,6 +188,9 @@ final class CameraService: Sendable {
                 let existing = try await self.owned(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
                 var (camera, password) = try self.camera(from: input, id: existing.id, existing: existing)
+                if camera.rtspURL != existing.rtspURL {
+                    _ = try await self.checkedAddress(StreamURL(camera.rtspURL)?.host ?? "", user: try context.user())
+                }
                 // Pointing the camera at another device forgets its password unless a new one comes
                 // with the change: otherwise the stored password would be sent to whatever host
                 // the new URL names.
@@ -216,12 +247,15 @@ final class CameraService: Sendable {
                 let jpeg: [UInt8]
                 if case .playing = self.manager.state(id) {
                     // Live view or a recording has the camera open: take the picture from that stream.
-                    jpeg = try await Snapshot.jpeg(from: self.manager, cameraID: id, timeout: .seconds(8), width: 640)
+                    jpeg = try await Snapshot.jpeg(
+                        from: self.manager, cameraID: id, timeout: self.snapshotTimeout, width: 640)
                 } else {
-                    let url = try self.streamURL(camera)
-                    jpeg = try await Task.detached { () throws(MediaError) -> [UInt8] in
-                        try Snapshot.jpeg(url: url, timeout: .seconds(8), width: 640)
-                    }.value
+                    let user = try context.user()
+                    let url = try await self.streamURL(camera, user: user)
+                    let timeout = self.snapshotTimeout
+                    jpeg = try await self.workers.run(user: user) { () throws(MediaError) -> [UInt8] in
+                        try Snapshot.jpeg(url: url, timeout: timeout, width: 640)
+                    }
                 }
                 return Response(
                     status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
@@ -232,7 +266,7 @@ final class CameraService: Sendable {
                 summary: "Live view: fragmented MP4 over a WebSocket (one upstream per camera)"
             ) { _, context in
                 let camera = try await self.owned(context)
-                let url = try self.streamURL(camera)
+                let url = try await self.streamURL(camera, user: try context.user())
                 return { inbound, outbound in
                     try await self.liveView(inbound: inbound, outbound: outbound, cameraID: camera.id, url: url)
                 }

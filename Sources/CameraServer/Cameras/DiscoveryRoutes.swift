@@ -20,7 +20,7 @@ extension CameraService {
     }
 
     func isAllowed(_ address: String) -> Bool {
-        IPv4Network.parse(address).map { address in allowed.contains { $0.contains(address) } } ?? false
+        IPv4Network.parse(address).map { policy.refusal(for: $0) == nil } ?? false
     }
     struct ScanRequest: Decodable {
         var range: String
@@ -81,9 +81,11 @@ extension CameraService {
                 }
                 // The server's own loopback, link-local and "this network" addresses are never scanned,
                 // whatever allowedNetworks says: they would map the server's own services.
-                let forbidden = ["127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/8"].compactMap(IPv4Network.init)
-                guard !forbidden.contains(where: { $0.overlaps(first: range.first, last: last) }) else {
-                    throw APIError(.forbidden, "range: loopback and link-local addresses are not scanned")
+                guard
+                    !EgressPolicy.refusedRanges.contains(where: { $0.network.overlaps(first: range.first, last: last) })
+                else {
+                    throw APIError(
+                        .forbidden, "range: loopback, link-local, multicast and reserved addresses are never scanned")
                 }
                 let ports = body.ports ?? PortScanner.defaultPorts
                 guard !ports.isEmpty, ports.count <= 16, ports.allSatisfy({ (1...65535).contains($0) }) else {

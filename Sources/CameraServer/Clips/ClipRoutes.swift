@@ -16,9 +16,15 @@ import NIOCore
 /// ``isValidID(_:)``, so no request can name a path outside these folders.
 struct ClipFiles: Sendable {
     let root: String
+    /// Uploads slower than this on average (bytes a second, after the first `uploadGrace`) are
+    /// dropped with 408: a client trickling a body would hold a connection and a file open for hours.
+    let minimumUploadRate: Int
+    let uploadGrace: Duration
 
-    init(root: String) throws(MediaError) {
+    init(root: String, minimumUploadRate: Int = 16 * 1024, uploadGrace: Duration = .seconds(20)) throws(MediaError) {
         self.root = root
+        self.minimumUploadRate = minimumUploadRate
+        self.uploadGrace = uploadGrace
         for folder in ["clips", "reels", "workouts"] { try Self.folder(root + "/" + folder) }
     }
 
@@ -38,7 +44,7 @@ struct ClipFiles: Sendable {
     /// oversized or refused upload leaves the previous file (if any) untouched. Returns the byte
     /// count.
     func receive(
-        _ body: RequestBody, to path: String, limit: Int, accept: (String) -> Bool = { _ in true },
+        _ body: RequestBody, to path: String, limit: Int, accept: (String) async throws -> Bool = { _ in true },
         refusal: String = "the upload was refused"
     ) async throws -> Int {
         try Self.folder(AtomicFile.folder(of: path))
@@ -51,8 +57,16 @@ struct ClipFiles: Sendable {
             if !closed { close(descriptor) }
             unlink(temporary)
         }
+        let started = ContinuousClock.now
         for try await buffer in body {
             size += buffer.readableBytes
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            if elapsed > uploadGrace, Double(size) / seconds < Double(minimumUploadRate) {
+                throw APIError(
+                    .requestTimeout,
+                    "the upload is too slow (under \(minimumUploadRate / 1024) KiB/s); try a better connection")
+            }
             guard size <= limit else { throw APIError(.contentTooLarge, "the upload is larger than \(limit) bytes") }
             let written = buffer.withUnsafeReadableBytes { bytes -> Bool in
                 var offset = 0
@@ -67,7 +81,7 @@ struct ClipFiles: Sendable {
         }
         close(descriptor)
         closed = true
-        guard accept(temporary) else { throw APIError(.badRequest, refusal) }
+        guard try await accept(temporary) else { throw APIError(.badRequest, refusal) }
         guard rename(temporary, path) == 0 else { throw APIError(.internalServerError, "cannot store the upload") }
         return size
     }
@@ -194,7 +208,8 @@ extension CameraCoreServer {
                 // Only a readable video replaces what was there.
                 let size = try await self.files.receive(
                     request.body, to: self.files.video(userID: userID, clipID: clip.id),
-                    limit: self.configuration.maxClipBytes, accept: ClipFiles.isVideo,
+                    limit: self.configuration.maxClipBytes,
+                    accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
                     refusal: "the upload is not a playable video")
                 try await self.store.markUploaded(userID: userID, id: clip.id, size: size)
                 return try json(try await self.ownedClip(context))
@@ -242,16 +257,21 @@ extension CameraCoreServer {
                     else { throw APIError(.badRequest, "clipIDs: \(id) is not an uploaded clip of yours") }
                     items.append(VideoCompiler.Item(path: self.files.video(userID: userID, clipID: clip.id)))
                 }
+                // The reel keeps its place among the media workers until it is made.
+                let reservation = try self.workers.reserve(user: userID)
                 let reel = try await self.store.createReel(userID: userID, clipIDs: body.clipIDs)
                 let output = self.files.reel(userID: userID, reelID: reel.id)
                 let title = body.title.map { String($0.prefix(60)) }
                 let store = self.store
                 let logger = self.logger
+                let compiled = items
                 Task.detached {
                     do {
-                        try ClipFiles.folder(AtomicFile.folder(of: output))
-                        try VideoCompiler.compile(
-                            items, to: output, options: VideoCompiler.Options(title: title, preset: "ultrafast"))
+                        try await reservation.run { () throws -> Void in
+                            try ClipFiles.folder(AtomicFile.folder(of: output))
+                            try VideoCompiler.compile(
+                                compiled, to: output, options: VideoCompiler.Options(title: title, preset: "ultrafast"))
+                        }
                         try await store.finishReel(id: reel.id, status: "ready", message: nil)
                     } catch {
                         // The details (paths, FFmpeg's words) go to the log, not to the user.

@@ -48,6 +48,7 @@ struct APIError: HTTPResponseError, CustomStringConvertible {
                 switch error.kind {
                 case .invalidArgument, .invalidData, .unsupported: .badRequest
                 case .notFound: .notFound
+                case .notAllowed: .forbidden
                 case .timedOut: .gatewayTimeout
                 case .authenticationFailed: .badGateway
                 default: .internalServerError

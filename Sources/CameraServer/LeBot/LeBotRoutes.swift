@@ -19,8 +19,11 @@ struct LeBotService: Sendable {
     let tokenLimiter: RateLimiter
     let analyzeLimiter: RateLimiter
 
-    init(configuration: ServerConfiguration, files: ClipFiles) {
+    let workers: MediaWorkers
+
+    init(configuration: ServerConfiguration, files: ClipFiles, workers: MediaWorkers) {
         self.configuration = configuration
+        self.workers = workers
         self.files = files
         tokenLimiter = RateLimiter(perMinute: configuration.ephemeralTokensPerMinute)
         analyzeLimiter = RateLimiter(perMinute: configuration.analyzeShotsPerMinute)
@@ -179,14 +182,17 @@ struct LeBotService: Sendable {
         let folder = files.workouts(userID: userID)
         let video = folder + "/\(id).mp4"
         _ = try await files.receive(
-            request.body, to: video, limit: configuration.maxWorkoutBytes, accept: ClipFiles.isVideo,
+            request.body, to: video, limit: configuration.maxWorkoutBytes,
+            accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
             refusal: "the upload is not an MP4, QuickTime or WebM video")
         defer { unlink(video) }
         let analysis: WorkoutAnalysis
         do {
-            analysis = try await Task.detached { () throws(MediaError) -> WorkoutAnalysis in
+            analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
                 try WorkoutAnalyzer(rim: rim, threads: 1).analyze(video)
-            }.value
+            }
+        } catch let error as APIError {
+            throw error
         } catch {
             throw APIError(.badRequest, "the upload could not be analysed: \(error)")
         }

@@ -99,7 +99,7 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
         return value
     }
 
-    static func text(_ value: UInt32) -> String {
+    public static func text(_ value: UInt32) -> String {
         "\(value >> 24).\(value >> 16 & 255).\(value >> 8 & 255).\(value & 255)"
     }
 }

@@ -20,6 +20,13 @@ public struct StreamURL: Sendable, Equatable {
         path = parts.path
     }
 
+    /// The same URL with another host (the address a checked name resolved to).
+    public func withHost(_ host: String) -> StreamURL {
+        var copy = self
+        copy.host = host
+        return copy
+    }
+
     private var hostForURL: String { URLParts.bracketedHost(host) }
 
     /// The URL as given but without user and password.

@@ -15,10 +15,13 @@ public protocol CredentialStore: Sendable {
     func removePassword(for cameraID: UUID) throws(MediaError)
 }
 
-/// Passwords sealed with AES-256-GCM in `credentials.sealed`, under a random key in
-/// `credentials.key`, a separate file created with mode 0600 (owner read/write only). A key file
-/// anyone else can read is refused, as ssh refuses a readable private key. Every write seals the
-/// whole table afresh with a new nonce and replaces the file atomically.
+/// Passwords sealed with AES-256-GCM, one file per camera (`<camera id>.sealed`, the camera id
+/// bound in as authenticated data so a file moved to another camera's name does not open), under
+/// a random key in `credentials.key`, a separate file created with mode 0600 (owner read/write
+/// only). A key file anyone else can read is refused, as ssh refuses a readable private key. Each
+/// write replaces one camera's file atomically; passwords once opened are kept in memory, so lists,
+/// snapshots and live views do not decrypt anything, and one user's many or long passwords cost
+/// nothing to another user's requests.
 ///
 /// This is the Linux stand-in for the Keychain: it keeps passwords out of the database, backups
 /// of it, logs and `--json` output, and unreadable without the key file.
@@ -26,10 +29,31 @@ public final class FileCredentialStore: CredentialStore {
     public let directory: String
     private let keyBytes: [UInt8]
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    /// Opened passwords by camera with the file's identity when read (nil: no file), so a change
+    /// made by another process (the CLI beside the server) is noticed with one `stat`.
+    private let cache = Mutex<[UUID: (password: String?, stamp: FileStamp?)]>([:])
+
+    struct FileStamp: Equatable {
+        var inode: UInt64
+        var modified: Int
+        var size: Int
+    }
+
+    private func stamp(_ path: String) -> FileStamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileStamp(
+            inode: UInt64(status.st_ino), modified: status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec,
+            size: Int(status.st_size))
+    }
     private let lock = Mutex(())
 
-    public var sealedPath: String { directory + "/credentials.sealed" }
     public var keyPath: String { directory + "/credentials.key" }
+
+    /// Where one camera's sealed password lives.
+    public func sealedPath(for cameraID: UUID) -> String {
+        directory + "/" + cameraID.uuidString.lowercased() + ".sealed"
+    }
 
     /// Opens the store in `directory`, creating the folder (mode 0700) and the key on first use.
     ///
@@ -68,60 +92,92 @@ public final class FileCredentialStore: CredentialStore {
             throw MediaError(.invalidData, operation: operation, message: "the key file is not a 256-bit key")
         }
         keyBytes = [UInt8](data)
+        try migrateTable()
     }
 
     public func setPassword(_ password: String, for cameraID: UUID) throws(MediaError) {
         try lock.withLock { _ throws(MediaError) in
-            var table = try load()
-            table[cameraID.uuidString] = password
-            try save(table)
+            try save(password, for: cameraID)
+            let stamp = stamp(sealedPath(for: cameraID))
+            cache.withLock { $0[cameraID] = (password, stamp) }
         }
     }
 
     public func password(for cameraID: UUID) throws(MediaError) -> String? {
-        try lock.withLock { _ throws(MediaError) in try load()[cameraID.uuidString] }
-    }
-
-    /// The cameras that have a password stored, from one read of the sealed file (for lists that
-    /// only show whether a password is set).
-    public func camerasWithPasswords() throws(MediaError) -> Set<UUID> {
-        try lock.withLock { _ throws(MediaError) in Set(try load().keys.compactMap { UUID(uuidString: $0) }) }
-    }
-
-    public func removePassword(for cameraID: UUID) throws(MediaError) {
-        try lock.withLock { _ throws(MediaError) in
-            var table = try load()
-            guard table.removeValue(forKey: cameraID.uuidString) != nil else { return }
-            try save(table)
+        let path = sealedPath(for: cameraID)
+        let current = stamp(path)
+        if let cached = cache.withLock({ $0[cameraID] }), cached.stamp == current { return cached.password }
+        return try lock.withLock { _ throws(MediaError) in
+            let password = try load(cameraID)
+            cache.withLock { $0[cameraID] = (password, current) }
+            return password
         }
     }
 
-    private func load() throws(MediaError) -> [String: String] {
-        guard let sealed = FileManager.default.contents(atPath: sealedPath) else { return [:] }
+    /// The cameras that have a password stored, from the folder's listing (nothing is decrypted).
+    public func camerasWithPasswords() throws(MediaError) -> Set<UUID> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(
+            names.compactMap { name in name.hasSuffix(".sealed") ? UUID(uuidString: String(name.dropLast(7))) : nil })
+    }
+
+    public func removePassword(for cameraID: UUID) throws(MediaError) {
+        lock.withLock { _ in
+            unlink(sealedPath(for: cameraID))
+            cache.withLock { $0[cameraID] = (nil, nil) }
+        }
+    }
+
+    /// Splits the single `credentials.sealed` table of earlier versions into one file per camera.
+    private func migrateTable() throws(MediaError) {
+        let tablePath = directory + "/credentials.sealed"
+        guard let sealed = FileManager.default.contents(atPath: tablePath) else { return }
+        let table: [String: String]
+        do {
+            let plain = try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: key)
+            table = try JSONDecoder().decode([String: String].self, from: plain)
+        } catch {
+            throw MediaError(
+                .invalidData, operation: "read credentials",
+                message: "\(tablePath) cannot be opened with \(keyPath) (wrong key or damaged file)")
+        }
+        for (id, password) in table {
+            if let cameraID = UUID(uuidString: id) { try save(password, for: cameraID) }
+        }
+        unlink(tablePath)
+    }
+
+    private func load(_ cameraID: UUID) throws(MediaError) -> String? {
+        let path = sealedPath(for: cameraID)
+        guard let sealed = FileManager.default.contents(atPath: path) else { return nil }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            let plain = try AES.GCM.open(box, using: key)
-            return try JSONDecoder().decode([String: String].self, from: plain)
+            let plain = try AES.GCM.open(box, using: key, authenticating: Data(cameraID.uuidString.lowercased().utf8))
+            return String(decoding: plain, as: UTF8.self)
         } catch {
             // Never echo the contents: say which file and what to do.
             throw MediaError(
                 .invalidData, operation: "read credentials",
-                message: "\(sealedPath) cannot be opened with \(keyPath) (wrong key or damaged file)")
+                message: "\(path) cannot be opened with \(keyPath) (wrong key, damaged file or another camera's file)")
         }
     }
 
-    private func save(_ table: [String: String]) throws(MediaError) {
+    private func save(_ password: String, for cameraID: UUID) throws(MediaError) {
+        let path = sealedPath(for: cameraID)
         let sealed: Data
         do {
-            let plain = try JSONEncoder().encode(table)
-            guard let combined = try AES.GCM.seal(plain, using: key).combined else {
+            guard
+                let combined = try AES.GCM.seal(
+                    Data(password.utf8), using: key, authenticating: Data(cameraID.uuidString.lowercased().utf8)
+                ).combined
+            else {
                 throw MediaError(.other, operation: "save credentials", message: "sealing failed")
             }
             sealed = combined
         } catch {
             throw MediaError(.other, operation: "save credentials", message: "sealing failed")
         }
-        try AtomicFile.write([UInt8](sealed), to: sealedPath)
-        chmod(sealedPath, 0o600)
+        try AtomicFile.write([UInt8](sealed), to: path)
+        chmod(path, 0o600)
     }
 }
