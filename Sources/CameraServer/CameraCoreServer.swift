@@ -24,6 +24,8 @@ public final class CameraCoreServer: Sendable {
     let signInLimiter: RateLimiter
     let workers: MediaWorkers
     let logger: Logger
+    /// The last verification secret sent per e-mail (tests read it; mail delivery replaces the log).
+    let verifications: VerificationOutbox
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
 
     /// Opens the data directory and the database (migrating it) and prepares every service.
@@ -48,8 +50,14 @@ public final class CameraCoreServer: Sendable {
             database = try SQLiteDatabase(path: configuration.dataDirectory + "/cameracore.sqlite")
         }
         store = try await ServerStore(database: database)
+        let verifications = VerificationOutbox()
+        self.verifications = verifications
         auth = try await Authenticator(
-            store: store, secret: try Authenticator.secret(configuration: configuration), configuration: configuration)
+            store: store, secret: try Authenticator.secret(configuration: configuration), configuration: configuration,
+            verificationSent: { email, secret in
+                verifications.sent.withLock { $0[email] = secret }
+                logger.notice("verify \(email): POST /api/auth/verify {\"token\": \"\(secret)\"}")
+            })
         files = try ClipFiles(
             root: configuration.dataDirectory, minimumUploadRate: configuration.minUploadBytesPerSecond,
             uploadGrace: .milliseconds(Int(configuration.uploadGraceSeconds * 1000)))
@@ -233,4 +241,9 @@ public final class CameraCoreServer: Sendable {
         await workers.shutdown()
         await store.database.close()
     }
+}
+
+/// Verification secrets sent, by e-mail.
+final class VerificationOutbox: Sendable {
+    let sent = Mutex<[String: String]>([:])
 }

@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var sessionSecret: String?
     public var accessTokenSeconds = 900.0
     public var refreshTokenSeconds = 30 * 86400.0
+    /// A session ends this long after sign-in however often it is refreshed.
+    public var sessionMaxSeconds = 90 * 86400.0
     /// Largest clip upload (bytes).
     public var maxClipBytes = 512 * 1024 * 1024
     /// Largest workout video for LeBot analysis (bytes).
@@ -65,6 +67,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var ephemeralTokensPerMinute = 10
     public var analyzeShotsPerMinute = 30
     public var signInsPerMinute = 20
+    /// Gemini calls (tokens and shot analyses) a UTC day for all users together.
+    public var geminiDailyBudget = 5000
     /// Created at start when set and missing, so `make run` has a login to show.
     public var demoEmail: String?
     public var demoPassword: String?
@@ -76,10 +80,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDirectory, databaseURL, geminiAPIKey, geminiBaseURL, geminiModel, appleJWKSURL,
             appleClientID, appleKeysRefetchSeconds, sessionSecret, accessTokenSeconds, refreshTokenSeconds,
+            sessionMaxSeconds,
             maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
             headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, snapshotSeconds,
-            ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute,
+            ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
             demoEmail, demoPassword, bcryptCost
     }
 
@@ -103,6 +108,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         sessionSecret = try container.decodeIfPresent(String.self, forKey: .sessionSecret)
         accessTokenSeconds = try value(.accessTokenSeconds, defaults.accessTokenSeconds)
         refreshTokenSeconds = try value(.refreshTokenSeconds, defaults.refreshTokenSeconds)
+        sessionMaxSeconds = try value(.sessionMaxSeconds, defaults.sessionMaxSeconds)
         maxClipBytes = try value(.maxClipBytes, defaults.maxClipBytes)
         maxWorkoutBytes = try value(.maxWorkoutBytes, defaults.maxWorkoutBytes)
         maxJSONBytes = try value(.maxJSONBytes, defaults.maxJSONBytes)
@@ -120,6 +126,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ephemeralTokensPerMinute = try value(.ephemeralTokensPerMinute, defaults.ephemeralTokensPerMinute)
         analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
         signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
+        geminiDailyBudget = try value(.geminiDailyBudget, defaults.geminiDailyBudget)
         demoEmail = try container.decodeIfPresent(String.self, forKey: .demoEmail)
         demoPassword = try container.decodeIfPresent(String.self, forKey: .demoPassword)
         bcryptCost = try value(.bcryptCost, defaults.bcryptCost)
@@ -193,7 +200,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         for (name, value) in [
             ("maxClipBytes", maxClipBytes), ("maxWorkoutBytes", maxWorkoutBytes), ("maxJSONBytes", maxJSONBytes),
             ("ephemeralTokensPerMinute", ephemeralTokensPerMinute), ("analyzeShotsPerMinute", analyzeShotsPerMinute),
-            ("signInsPerMinute", signInsPerMinute), ("mediaWorkers", mediaWorkers),
+            ("signInsPerMinute", signInsPerMinute), ("geminiDailyBudget", geminiDailyBudget),
+            ("mediaWorkers", mediaWorkers),
             ("mediaJobsPerUser", mediaJobsPerUser),
             ("maxHeadBytes", maxHeadBytes), ("headSeconds", Int(headSeconds.rounded(.up))),
             ("idleSeconds", Int(idleSeconds.rounded(.up))), ("snapshotSeconds", Int(snapshotSeconds.rounded(.up))),

@@ -47,6 +47,7 @@ public final class GeminiTestServer: Sendable {
         var proxyCalls = 0
         var tokenRequests = 0
         var lastRequestKeys: [String] = []
+        var lastPrompt = ""
     }
 
     public init(
@@ -69,6 +70,8 @@ public final class GeminiTestServer: Sendable {
     public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
     /// Top-level keys of the last REST request body.
     public var lastRequestKeys: [String] { state.withLock { $0.lastRequestKeys } }
+    /// The text parts of the last generateContent request, joined.
+    public var lastPrompt: String { state.withLock { $0.lastPrompt } }
 
     public func set(_ behavior: Behavior) { state.withLock { $0.behavior = behavior } }
     public func set(modelText: String) { state.withLock { $0.modelText = modelText } }
@@ -190,6 +193,8 @@ public final class GeminiTestServer: Sendable {
         else {
             return Self.error(400, "INVALID_ARGUMENT", "contents is not specified")
         }
+        let prompt = parts.compactMap { $0["text"] as? String }.joined(separator: "\n")
+        state.withLock { $0.lastPrompt = prompt }
         for key in object.keys
         where ![
             "contents", "generationConfig", "generation_config", "systemInstruction", "system_instruction",

@@ -117,11 +117,23 @@ struct AppleSignInTests {
             try await server.request(.GET, "/api/me", token: token).object["email"] as? String == user?["email"]
                 as? String)
 
-        // An existing password account with the same e-mail is linked, not duplicated.
+        // A password account with the same e-mail is linked only once it verified the address:
+        // before, whoever signed up with someone else's e-mail would receive their Apple sign-in.
         let password = try await server.user("linked")
+        let early = try await signIn(
+            try await identityToken(key: first, kid: "k1", subject: "002.apple", email: "linked@example.com"))
+        #expect(early.status == 409, "\(early.text)")
+        #expect((early.object["error"] as? String ?? "").contains("verif"))
+        let secret = try #require(server.server.verifications.sent.withLock { $0["linked@example.com"] })
+        let wrong = try await server.request(
+            .POST, "/api/auth/verify", json: ["token": String(repeating: "0", count: 64)])
+        #expect(wrong.status == 400)
+        let verified = try await server.request(.POST, "/api/auth/verify", json: ["token": secret])
+        #expect(verified.object["emailVerified"] as? Bool == true, "\(verified.text)")
         let linked = try await signIn(
             try await identityToken(key: first, kid: "k1", subject: "002.apple", email: "linked@example.com"))
         #expect((linked.object["user"] as? [String: Any])?["id"] as? String == password.id)
+        #expect(try await server.request(.POST, "/api/auth/verify", json: ["token": secret]).status == 400)
         #expect(apple.fetches == 1, "the key set is fetched once and cached")
 
         // Refused, each with its reason: another app's token, not Apple's issuer, expired, forged signature.

@@ -35,7 +35,7 @@ struct StorageTests {
         defer { Task { await again.database.close() } }
         let applied = try await again.database.read("SELECT COUNT(*) AS n FROM schema_migrations", [])
         #expect(applied.first?["n"].int == Migrations.steps.count)
-        #expect(Migrations.steps.count == 8)
+        #expect(Migrations.steps.count == 11)
 
         let alice = try await store.createUser(email: "alice@example.com", passwordHash: "hash-a")
         // Written through one connection, read through the other.
@@ -59,15 +59,33 @@ struct StorageTests {
         // Sessions: rotation needs the current secret; a used one fails; revoked sessions are listed.
         let expiry = Date().addingTimeInterval(3600)
         try await store.createSession(id: "s1", userID: alice.id, refreshHash: "h1", expiresAt: expiry)
-        #expect(try await again.rotateSession(id: "s1", oldHash: "wrong", newHash: "h2", expiresAt: expiry) == nil)
-        #expect(try await again.rotateSession(id: "s1", oldHash: "h1", newHash: "h2", expiresAt: expiry) == alice.id)
-        #expect(try await store.rotateSession(id: "s1", oldHash: "h1", newHash: "h3", expiresAt: expiry) == nil)
+        #expect(
+            try await again.rotateSession(
+                id: "s1", oldHash: "wrong", newHash: "h2", expiresAt: expiry, startedAfter: .distantPast) == nil)
+        #expect(
+            try await again.rotateSession(
+                id: "s1", oldHash: "h1", newHash: "h2", expiresAt: expiry, startedAfter: .distantPast) == alice.id)
+        #expect(
+            try await store.rotateSession(
+                id: "s1", oldHash: "h1", newHash: "h3", expiresAt: expiry, startedAfter: .distantPast) == nil)
         try await store.createSession(
             id: "old", userID: alice.id, refreshHash: "h", expiresAt: Date().addingTimeInterval(-1))
-        #expect(try await store.rotateSession(id: "old", oldHash: "h", newHash: "x", expiresAt: expiry) == nil)
+        #expect(
+            try await store.rotateSession(
+                id: "old", oldHash: "h", newHash: "x", expiresAt: expiry, startedAfter: .distantPast) == nil)
+        // The secret rotated away is recognised as a replay (the caller then revokes the session).
+        #expect(try await store.isReplayedSecret(id: "s1", hash: "h1"))
+        #expect(try await !store.isReplayedSecret(id: "s1", hash: "h2"))
+        // A session older than the absolute lifetime does not rotate.
+        #expect(
+            try await store.rotateSession(
+                id: "s1", oldHash: "h2", newHash: "h5", expiresAt: expiry, startedAfter: Date().addingTimeInterval(60))
+                == nil)
         try await store.revokeSession(id: "s1")
         #expect(try await again.revokedSessionIDs(since: Date().addingTimeInterval(-60)) == ["s1"])
-        #expect(try await store.rotateSession(id: "s1", oldHash: "h2", newHash: "h4", expiresAt: expiry) == nil)
+        #expect(
+            try await store.rotateSession(
+                id: "s1", oldHash: "h2", newHash: "h4", expiresAt: expiry, startedAfter: .distantPast) == nil)
     }
 
     @Test(

@@ -12,6 +12,10 @@ struct AppleSignIn: Decodable {
     var identityToken: String
 }
 
+struct VerifyRequest: Decodable {
+    var token: String
+}
+
 struct RefreshRequest: Decodable {
     var refreshToken: String?
 }
@@ -59,6 +63,18 @@ extension CameraCoreServer {
                         Cookie(name: name, value: "", maxAge: 0, path: path, httpOnly: true, sameSite: .strict))
                 }
                 return response
+            },
+            Route(
+                method: .post, path: "/api/auth/verify", access: .anyone,
+                summary: "Confirm the account's e-mail address with the token sent to it"
+            ) { request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(VerifyRequest.self, from: request, context: context)
+                do {
+                    return try json(try await self.auth.verifyEmail(secret: body.token))
+                } catch is AuthError {
+                    throw APIError(.badRequest, "token: not a pending verification (already used or mistyped)")
+                }
             },
             Route(method: .get, path: "/api/me", access: .user, summary: "The signed-in user") { _, context in
                 guard let user = try await self.store.user(id: try context.user()) else {

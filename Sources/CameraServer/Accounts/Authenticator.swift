@@ -19,18 +19,25 @@ final class Authenticator: Sendable {
     let keys: JWTKeyCollection
     let accessLifetime: Double
     let refreshLifetime: Double
+    /// However often it is refreshed, a session ends this long after sign-in.
+    let sessionLifetime: Double
     let bcryptCost: Int
     let apple: AppleKeySet
     /// Revoked session ids whose access tokens could still be unexpired. Checked on every request
     /// without a database round trip; filled from the database at start.
     private let revoked = Mutex<[String: Date]>([:])
 
-    init(store: ServerStore, secret: [UInt8], configuration: ServerConfiguration) async throws {
+    init(
+        store: ServerStore, secret: [UInt8], configuration: ServerConfiguration,
+        verificationSent: @escaping @Sendable (_ email: String, _ secret: String) -> Void = { _, _ in }
+    ) async throws {
         self.store = store
+        self.verificationSent = verificationSent
         keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         accessLifetime = configuration.accessTokenSeconds
         refreshLifetime = configuration.refreshTokenSeconds
+        sessionLifetime = configuration.sessionMaxSeconds
         bcryptCost = configuration.bcryptCost
         apple = AppleKeySet(
             url: configuration.appleJWKSURL, clientID: configuration.appleClientID,
@@ -86,12 +93,26 @@ final class Authenticator: Sendable {
         }
         let hash = try await hash(password: password)
         let user: User
+        let verification = Self.randomSecret()
         do {
-            user = try await store.createUser(email: email, passwordHash: hash)
+            user = try await store.createUser(email: email, passwordHash: hash, verifyHash: Self.digest(verification))
         } catch let error as DatabaseFailure where error.isConflict {
             throw AuthError.emailTaken
         }
+        verificationSent(email, verification)
         return try await openSession(for: user)
+    }
+
+    /// Where a new account's verification secret goes: the server's log (`make run` shows it;
+    /// an operator wires mail delivery here).
+    let verificationSent: @Sendable (_ email: String, _ secret: String) -> Void
+
+    /// Marks the account that was sent `secret` as owning its e-mail address.
+    func verifyEmail(secret: String) async throws -> User {
+        guard secret.count == 64, let user = try await store.verifyEmail(hash: Self.digest(secret)) else {
+            throw AuthError.invalid
+        }
+        return user
     }
 
     func logIn(email: String, password: String) async throws -> SessionTokens {
@@ -143,12 +164,22 @@ final class Authenticator: Sendable {
         guard parts.count == 2 else { throw AuthError.invalid }
         let sessionID = String(parts[0])
         let secret = Self.randomSecret()
+        let presented = Self.digest(String(parts[1]))
         guard
             let userID = try await store.rotateSession(
-                id: sessionID, oldHash: Self.digest(String(parts[1])), newHash: Self.digest(secret),
-                expiresAt: Date().addingTimeInterval(refreshLifetime)),
+                id: sessionID, oldHash: presented, newHash: Self.digest(secret),
+                expiresAt: Date().addingTimeInterval(refreshLifetime),
+                startedAfter: Date().addingTimeInterval(-sessionLifetime)),
             let user = try await store.user(id: userID)
-        else { throw AuthError.invalid }
+        else {
+            // A secret already rotated away is used again: it was copied. End the session for
+            // both holders; the owner signs in again.
+            if try await store.isReplayedSecret(id: sessionID, hash: presented) {
+                try await logOut(sessionID: sessionID)
+                throw AuthError.revoked
+            }
+            throw AuthError.invalid
+        }
         return try await tokens(user: user, sessionID: sessionID, secret: secret)
     }
 
@@ -190,7 +221,9 @@ final class Authenticator: Sendable {
     // MARK: Sign in with Apple
 
     /// Verifies an identity token against Apple's keys and the app's client id; finds the account
-    /// by Apple's subject, or by e-mail (linking it), or creates one.
+    /// by Apple's subject, or by e-mail (linking it only when the account verified that address —
+    /// otherwise whoever signed up first with someone else's address would get their Apple sign-in),
+    /// or creates one.
     func signInWithApple(identityToken: String) async throws -> SessionTokens {
         let token = try await apple.verify(identityToken)
         if let user = try await store.user(appleSubject: token.subject.value) {
@@ -200,6 +233,7 @@ final class Authenticator: Sendable {
             throw AuthError.appleToken("the token has no e-mail and no account is linked to it")
         }
         if let existing = try await store.user(email: email) {
+            guard existing.user.emailVerified else { throw AuthError.unverifiedEmail }
             try await store.linkApple(userID: existing.user.id, subject: token.subject.value)
             return try await openSession(for: existing.user)
         }

@@ -48,6 +48,8 @@ enum AuthError: Error, Equatable, CustomStringConvertible {
     /// Apple's key server could not be reached or answered nonsense: not the user's fault (503).
     case appleUnavailable(String)
     case emailTaken
+    /// Sign in with Apple found a password account with its e-mail that never verified it (409).
+    case unverifiedEmail
 
     var description: String {
         switch self {
@@ -59,6 +61,8 @@ enum AuthError: Error, Equatable, CustomStringConvertible {
         case .appleToken(let reason): "Sign in with Apple failed: \(reason)"
         case .appleUnavailable(let reason): "Sign in with Apple is unavailable: \(reason); try again later"
         case .emailTaken: "an account with this e-mail already exists"
+        case .unverifiedEmail:
+            "an account with this e-mail exists but has not verified it; sign in with its password and verify the address first"
         }
     }
 }

@@ -39,7 +39,7 @@ struct APIError: HTTPResponseError, CustomStringConvertible {
         case is APIError, is HTTPError: return error
         case let error as AuthError:
             switch error {
-            case .emailTaken: return APIError(.conflict, error.description)
+            case .emailTaken, .unverifiedEmail: return APIError(.conflict, error.description)
             case .appleUnavailable: return APIError(.serviceUnavailable, error.description)
             default: return APIError(.unauthorized, error.description)
             }

@@ -46,3 +46,29 @@ final class RateLimiter: Sendable {
         }
     }
 }
+
+/// A count per UTC day for the whole server (the AI budget): past `limit`, 429 until midnight UTC.
+final class DailyBudget: Sendable {
+    let limit: Int
+    private let state = Mutex<(day: Int, used: Int)>((0, 0))
+
+    init(limit: Int) { self.limit = limit }
+
+    func spend() throws {
+        let now = Date().timeIntervalSince1970
+        let day = Int(now / 86400)
+        let allowed = state.withLock { state -> Bool in
+            if state.day != day { state = (day, 0) }
+            guard state.used < limit else { return false }
+            state.used += 1
+            return true
+        }
+        guard allowed else {
+            let wait = max(1, Int(Double(day + 1) * 86400 - now))
+            throw APIError(
+                .tooManyRequests,
+                "the server's AI budget for today is spent; tips continue on the device until midnight UTC",
+                headers: [.retryAfter: "\(wait)"])
+        }
+    }
+}

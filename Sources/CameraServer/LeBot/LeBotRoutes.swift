@@ -20,10 +20,13 @@ struct LeBotService: Sendable {
     let analyzeLimiter: RateLimiter
 
     let workers: MediaWorkers
+    /// Gemini calls a day for all users together, on top of each user's per-minute limits.
+    let budget: DailyBudget
 
     init(configuration: ServerConfiguration, files: ClipFiles, workers: MediaWorkers) {
         self.configuration = configuration
         self.workers = workers
+        budget = DailyBudget(limit: configuration.geminiDailyBudget)
         self.files = files
         tokenLimiter = RateLimiter(perMinute: configuration.ephemeralTokensPerMinute)
         analyzeLimiter = RateLimiter(perMinute: configuration.analyzeShotsPerMinute)
@@ -62,6 +65,8 @@ struct LeBotService: Sendable {
                 summary: "A short-lived, single-use Gemini Live token (rate-limited)"
             ) { _, context in
                 try tokenLimiter.check(try context.user(), refusal: "rate limit reached")
+                _ = try apiKey
+                try budget.spend()
                 return try json(try await ephemeralToken())
             },
             Route(
@@ -70,7 +75,10 @@ struct LeBotService: Sendable {
             ) { request, context in
                 try analyzeLimiter.check(try context.user(), refusal: "rate limit reached")
                 let body = try await decode(ProxyShotRequest.self, from: request, context: context)
-                return try json(try await analyzeShot(body))
+                let images = try Self.images(body)
+                _ = try apiKey
+                try budget.spend()
+                return try json(try await analyzeShot(images: images, facts: body.facts ?? ShotFacts()))
             },
             Route(
                 method: .post, path: "/api/lebot/workouts", access: .user,
@@ -136,9 +144,15 @@ struct LeBotService: Sendable {
         return EphemeralToken(token: answer.name, expiresAt: expiry)
     }
 
-    /// Validates the frames, calls Gemini REST with the server's key, and returns the parsed answer.
-    /// 400: no or bad image; 503: Gemini unreachable or failing; 500: anything else.
-    func analyzeShot(_ body: ProxyShotRequest) async throws -> ShotAnalysisResponse {
+    /// The request's frames, checked: 400 for no or bad image, a prompt of the client's own, or
+    /// facts no detector produces.
+    static func images(_ body: ProxyShotRequest) throws -> [[UInt8]] {
+        guard body.prompt == nil else {
+            throw APIError(.badRequest, "prompt: the server writes the prompt; send the frames and the shot's facts")
+        }
+        guard body.facts?.isPlausible ?? true else {
+            throw APIError(.badRequest, "facts: outcome is make or miss, entryAngle 0–90 degrees")
+        }
         let encoded = (body.images ?? []).isEmpty ? [body.image].compactMap { $0 } : body.images ?? []
         guard !encoded.isEmpty, encoded.count <= 8 else {
             throw APIError(.badRequest, "image: send 1 to 8 base64 JPEG or PNG frames")
@@ -154,9 +168,13 @@ struct LeBotService: Sendable {
             guard isJPEG || isPNG else { throw APIError(.badRequest, "image \(index + 1): not a JPEG or PNG") }
             images.append(bytes)
         }
-        let prompt =
-            body.prompt.map { String($0.prefix(2000)) }
-            ?? "Analyze this basketball shot. Reply only with JSON: {\"outcome\": \"make\" or \"miss\", \"tip\": one short coaching tip}."
+        return images
+    }
+
+    /// Calls Gemini REST with the server's key and its fixed prompt, and returns the parsed answer.
+    /// 503: Gemini unreachable or failing; 500: anything else.
+    func analyzeShot(images: [[UInt8]], facts: ShotFacts) async throws -> ShotAnalysisResponse {
+        let prompt = facts.prompt
         let client = GeminiRESTClient(
             apiKey: try apiKey,
             configuration: GeminiConfiguration(

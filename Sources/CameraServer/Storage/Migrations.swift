@@ -95,6 +95,10 @@ enum Migrations {
             is_default BIGINT NOT NULL
         )
         """,
+        // 9–11: refresh-token reuse detection, e-mail verification.
+        "ALTER TABLE sessions ADD COLUMN previous_refresh_hash TEXT",
+        "ALTER TABLE users ADD COLUMN email_verified_at DOUBLE PRECISION",
+        "ALTER TABLE users ADD COLUMN verify_hash TEXT",
     ]
 
     /// Brings `database` up to the newest step. Each step and its bookkeeping row commit together.

@@ -7,6 +7,8 @@ struct User: Sendable, Codable, Equatable {
     var id: String
     var email: String
     var createdAt: Date
+    /// Whether the account proved it receives mail at `email` (Apple accounts: Apple did).
+    var emailVerified = false
 }
 
 /// A clip document (the spec's clips collection) as the API shows it.
@@ -47,12 +49,30 @@ final class ServerStore: Sendable {
 
     // MARK: Users
 
-    func createUser(email: String, passwordHash: String?, appleSubject: String? = nil) async throws -> User {
-        let user = User(id: UUID().uuidString.lowercased(), email: email, createdAt: Self.now())
+    func createUser(
+        email: String, passwordHash: String?, appleSubject: String? = nil, verifyHash: String? = nil
+    ) async throws -> User {
+        let user = User(
+            id: UUID().uuidString.lowercased(), email: email, createdAt: Self.now(), emailVerified: appleSubject != nil)
         try await database.write(
-            "INSERT INTO users (id, email, password_hash, apple_subject, created_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(user.id), .text(email), SQLValue(passwordHash), SQLValue(appleSubject), SQLValue(user.createdAt)])
+            """
+            INSERT INTO users (id, email, password_hash, apple_subject, created_at, email_verified_at, verify_hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(user.id), .text(email), SQLValue(passwordHash), SQLValue(appleSubject), SQLValue(user.createdAt),
+                appleSubject == nil ? .null : SQLValue(user.createdAt), SQLValue(verifyHash),
+            ])
         return user
+    }
+
+    /// Marks the account whose pending verification secret hashes to `hash` as verified.
+    func verifyEmail(hash: String) async throws -> User? {
+        let rows = try await database.write(
+            "UPDATE users SET email_verified_at = ?, verify_hash = NULL WHERE verify_hash = ? RETURNING id",
+            [SQLValue(Date()), .text(hash)])
+        guard let id = rows.first?.string("id") else { return nil }
+        return try await user(id: id)
     }
 
     func user(email: String) async throws -> (user: User, passwordHash: String?)? {
@@ -76,7 +96,9 @@ final class ServerStore: Sendable {
     }
 
     static func user(_ row: SQLRow) -> User {
-        User(id: row.string("id"), email: row.string("email"), createdAt: row.date("created_at") ?? Date())
+        User(
+            id: row.string("id"), email: row.string("email"), createdAt: row.date("created_at") ?? Date(),
+            emailVerified: row.date("email_verified_at") != nil)
     }
 
     /// Whole seconds, so what is stored reads back equal.
@@ -90,17 +112,29 @@ final class ServerStore: Sendable {
             [.text(id), .text(userID), .text(refreshHash), SQLValue(Date()), SQLValue(expiresAt)])
     }
 
-    /// Replaces the refresh secret of a live session whose current secret is `oldHash`; false when
-    /// the session is revoked, expired or the secret was already used (rotation).
-    func rotateSession(id: String, oldHash: String, newHash: String, expiresAt: Date) async throws -> String? {
+    /// Replaces the refresh secret of a live session whose current secret is `oldHash` and that
+    /// began after `startedAfter` (the absolute lifetime); nil when the session is revoked, expired
+    /// or the secret was already used (rotation).
+    func rotateSession(
+        id: String, oldHash: String, newHash: String, expiresAt: Date, startedAfter: Date
+    ) async throws -> String? {
         let rows = try await database.write(
             """
-            UPDATE sessions SET refresh_hash = ?, expires_at = ?
-            WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL AND expires_at > ?
+            UPDATE sessions SET previous_refresh_hash = refresh_hash, refresh_hash = ?, expires_at = ?
+            WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL AND expires_at > ? AND created_at > ?
             RETURNING user_id
             """,
-            [.text(newHash), SQLValue(expiresAt), .text(id), .text(oldHash), SQLValue(Date())])
+            [.text(newHash), SQLValue(expiresAt), .text(id), .text(oldHash), SQLValue(Date()), SQLValue(startedAfter)])
         return rows.first?.string("user_id")
+    }
+
+    /// Whether `hash` is the secret a live session had before its last rotation: a refresh token
+    /// used twice, so one of the two users of it is not the owner.
+    func isReplayedSecret(id: String, hash: String) async throws -> Bool {
+        !(try await database.read(
+            "SELECT id FROM sessions WHERE id = ? AND previous_refresh_hash = ? AND revoked_at IS NULL",
+            [.text(id), .text(hash)]
+        ).isEmpty)
     }
 
     func revokeSession(id: String) async throws {

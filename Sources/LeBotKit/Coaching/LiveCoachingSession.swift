@@ -119,7 +119,7 @@ final class BackgroundCoach: Sendable {
 
     func ask(shot: ShotEvent, images: [[UInt8]], streak: Int) {
         state.withLock { $0.pending += 1 }
-        let request = ShotAnalysisRequest(prompt: ShotAnalysisRequest.prompt(for: shot), images: images)
+        let request = ShotAnalysisRequest(shot: shot, images: images)
         Task {
             var tips = state.withLock { $0.tips }
             let answer = await chain.analyze(request, shot: shot, tips: &tips, streak: streak)

@@ -9,12 +9,15 @@ import Networking
 public struct ProxyShotRequest: Sendable, Codable, Equatable {
     public var image: String?
     public var images: [String]?
+    /// What the detector saw; the server writes the prompt from these.
+    public var facts: ShotFacts?
+    /// Refused by the server (400): clients do not write prompts.
     public var prompt: String?
 
-    public init(image: String?, images: [String]?, prompt: String?) {
+    public init(image: String?, images: [String]?, facts: ShotFacts? = nil) {
         self.image = image
         self.images = images
-        self.prompt = prompt
+        self.facts = facts
     }
 }
 
@@ -33,7 +36,7 @@ public struct ProxyShotClient: ShotAnalyzing {
 
     public func analyze(_ request: ShotAnalysisRequest) async throws(GeminiError) -> ShotAnalysisResponse {
         let images = request.images.map { Data($0).base64EncodedString() }
-        let body = ProxyShotRequest(image: images.first, images: images, prompt: request.prompt)
+        let body = ProxyShotRequest(image: images.first, images: images, facts: request.facts)
         let response = try await postJSON(
             "\(base)/api/analyze-shot", body: body, headers: [("Authorization", "Bearer \(sessionToken)")],
             timeout: timeout)

@@ -146,22 +146,64 @@ public enum GeminiError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What LeBot asks about one shot: the prompt and a few JPEG frames (release, apex, rim).
+/// What LeBot asks about one shot: the prompt, what the detector saw, and a few JPEG frames
+/// (release, apex, rim).
 public struct ShotAnalysisRequest: Sendable {
     public var prompt: String
     public var images: [[UInt8]]
+    /// What the on-device detector saw; our proxy builds its own prompt from these alone.
+    public var facts: ShotFacts
 
-    public init(prompt: String, images: [[UInt8]]) {
+    public init(prompt: String, images: [[UInt8]], facts: ShotFacts = ShotFacts()) {
         self.prompt = prompt
         self.images = images
+        self.facts = facts
+    }
+
+    /// The request LeBot sends about `shot`.
+    public init(shot: ShotEvent, images: [[UInt8]]) {
+        let facts = ShotFacts(shot)
+        self.init(prompt: facts.prompt, images: images, facts: facts)
     }
 
     /// The prompt LeBot sends, with what the detector saw.
-    public static func prompt(for shot: ShotEvent) -> String {
+    public static func prompt(for shot: ShotEvent) -> String { ShotFacts(shot).prompt }
+}
+
+/// What the on-device detector saw about a shot, the only words a client adds to the frames it
+/// sends our proxy: the prompt itself is fixed (``prompt``), so nobody can spend the server's
+/// Gemini budget on questions of their own.
+public struct ShotFacts: Sendable, Codable, Equatable {
+    /// `make`, `miss` or nil when unknown.
+    public var outcome: String?
+    /// Degrees.
+    public var entryAngle: Double?
+
+    public init(outcome: String? = nil, entryAngle: Double? = nil) {
+        self.outcome = outcome
+        self.entryAngle = entryAngle
+    }
+
+    public init(_ shot: ShotEvent) {
+        self.init(outcome: shot.outcome.rawValue, entryAngle: shot.entryAngle)
+    }
+
+    /// Whether the values are ones a detector produces (the proxy refuses others).
+    public var isPlausible: Bool {
+        (outcome.map { ["make", "miss"].contains($0) } ?? true)
+            && (entryAngle.map { $0.isFinite && (0...90).contains($0) } ?? true)
+    }
+
+    /// The fixed prompt with these facts.
+    public var prompt: String {
         var text =
-            "Analyze this basketball shot. The frames show the release, the top of the arc and the ball at the rim. The on-device detector says: \(shot.outcome.rawValue)"
-        if let angle = shot.entryAngle { text += ", entry angle \(Int(angle.rounded())) degrees" }
-        text += ". Reply only with JSON: {\"outcome\": \"make\" or \"miss\", \"tip\": one short coaching tip}."
+            "Analyze this basketball shot. The frames show the release, the top of the arc and the ball at the rim."
+        if let outcome { text += " The on-device detector says: \(outcome)" }
+        if let entryAngle {
+            text += "\(outcome == nil ? " The" : ",") entry angle is \(Int(entryAngle.rounded())) degrees"
+        }
+        if outcome != nil || entryAngle != nil { text += "." }
+        text += " Reply only with JSON: {\"outcome\": \"make\" or \"miss\", \"tip\": one short coaching tip}."
         return text
     }
 }
