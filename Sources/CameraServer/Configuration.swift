@@ -61,6 +61,17 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Uploads slower than this on average after their first `uploadGraceSeconds` are dropped (408).
     public var minUploadBytesPerSecond = 16 * 1024
     public var uploadGraceSeconds = 20.0
+    /// What one account may keep: clips, reels, workouts, and bytes of uploads in all (413/409
+    /// past them, naming the limit).
+    public var maxClipsPerUser = 5000
+    public var maxReelsPerUser = 200
+    public var maxWorkoutsPerUser = 500
+    public var storageBytesPerUser = 20 * 1024 * 1024 * 1024
+    /// Live views one user may have open, viewers of one camera, and cameras one user may keep
+    /// streaming at once (the server streams at most 16 in all).
+    public var liveViewsPerUser = 16
+    public var viewersPerCamera = 8
+    public var streamsPerUser = 6
     /// How long a snapshot of a camera may take (connect, first picture).
     public var snapshotSeconds = 8.0
     /// Requests per minute per user (AI routes) or per address (sign-in routes).
@@ -84,6 +95,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
             headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, snapshotSeconds,
+            liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser, maxReelsPerUser,
+            maxWorkoutsPerUser, storageBytesPerUser,
             ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
             demoEmail, demoPassword, bcryptCost
     }
@@ -123,6 +136,13 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         minUploadBytesPerSecond = try value(.minUploadBytesPerSecond, defaults.minUploadBytesPerSecond)
         uploadGraceSeconds = try value(.uploadGraceSeconds, defaults.uploadGraceSeconds)
         snapshotSeconds = try value(.snapshotSeconds, defaults.snapshotSeconds)
+        liveViewsPerUser = try value(.liveViewsPerUser, defaults.liveViewsPerUser)
+        viewersPerCamera = try value(.viewersPerCamera, defaults.viewersPerCamera)
+        streamsPerUser = try value(.streamsPerUser, defaults.streamsPerUser)
+        maxClipsPerUser = try value(.maxClipsPerUser, defaults.maxClipsPerUser)
+        maxReelsPerUser = try value(.maxReelsPerUser, defaults.maxReelsPerUser)
+        maxWorkoutsPerUser = try value(.maxWorkoutsPerUser, defaults.maxWorkoutsPerUser)
+        storageBytesPerUser = try value(.storageBytesPerUser, defaults.storageBytesPerUser)
         ephemeralTokensPerMinute = try value(.ephemeralTokensPerMinute, defaults.ephemeralTokensPerMinute)
         analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
         signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
@@ -201,8 +221,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             ("maxClipBytes", maxClipBytes), ("maxWorkoutBytes", maxWorkoutBytes), ("maxJSONBytes", maxJSONBytes),
             ("ephemeralTokensPerMinute", ephemeralTokensPerMinute), ("analyzeShotsPerMinute", analyzeShotsPerMinute),
             ("signInsPerMinute", signInsPerMinute), ("geminiDailyBudget", geminiDailyBudget),
-            ("mediaWorkers", mediaWorkers),
-            ("mediaJobsPerUser", mediaJobsPerUser),
+            ("mediaWorkers", mediaWorkers), ("mediaJobsPerUser", mediaJobsPerUser),
+            ("liveViewsPerUser", liveViewsPerUser), ("viewersPerCamera", viewersPerCamera),
+            ("streamsPerUser", streamsPerUser), ("maxClipsPerUser", maxClipsPerUser),
+            ("maxReelsPerUser", maxReelsPerUser), ("maxWorkoutsPerUser", maxWorkoutsPerUser),
+            ("storageBytesPerUser", storageBytesPerUser),
             ("maxHeadBytes", maxHeadBytes), ("headSeconds", Int(headSeconds.rounded(.up))),
             ("idleSeconds", Int(idleSeconds.rounded(.up))), ("snapshotSeconds", Int(snapshotSeconds.rounded(.up))),
         ] where value <= 0 {

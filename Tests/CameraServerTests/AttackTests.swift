@@ -309,4 +309,50 @@ struct AttackTests {
         #expect(Int(spent.header("Retry-After") ?? "") ?? 0 > 0)
         #expect(gemini.restCalls == 2)
     }
+
+    @Test(
+        "an account's clips, storage and reels are limited, each refusal naming the limit", arguments: Backend.allCases)
+    func perAccountQuotas(backend: Backend) async throws {
+        let clip = try ServerMedia.clip.get()
+        let server = try await TestServer.start(on: backend) {
+            $0.maxClipsPerUser = 2
+            $0.storageBytesPerUser = clip.count + 1000
+            $0.maxReelsPerUser = 1
+        }
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        for id in ["q-1", "q-2"] {
+            #expect(
+                try await server.request(.PUT, "/api/clips/\(id)", token: user.token, json: clipMetadata).status == 200)
+        }
+        let third = try await server.request(.PUT, "/api/clips/q-3", token: user.token, json: clipMetadata)
+        #expect(third.status == 409)
+        #expect((third.object["error"] as? String ?? "").contains("at most 2 clips"))
+        // Saving an existing clip again is not a new clip.
+        #expect(try await server.request(.PUT, "/api/clips/q-1", token: user.token, json: clipMetadata).status == 200)
+        #expect(try await server.request(.PUT, "/api/clips/q-1/file", token: user.token, body: clip).status == 200)
+        // Replacing the same clip's video fits; a second video does not.
+        #expect(try await server.request(.PUT, "/api/clips/q-1/file", token: user.token, body: clip).status == 200)
+        let full = try await server.request(.PUT, "/api/clips/q-2/file", token: user.token, body: clip)
+        #expect(full.status == 413)
+        #expect((full.object["error"] as? String ?? "").contains("storage is full"))
+        let reel = try await server.request(.POST, "/api/reels", token: user.token, json: ["clipIDs": ["q-1"]])
+        #expect(reel.status == 202)
+        let another = try await server.request(.POST, "/api/reels", token: user.token, json: ["clipIDs": ["q-1"]])
+        #expect(another.status == 409)
+        // Another account is not affected.
+        let other = try await server.user()
+        #expect(try await server.request(.PUT, "/api/clips/q-3", token: other.token, json: clipMetadata).status == 200)
+    }
+
+    @Test("error answers name the request, so a user's report finds the server's log line")
+    func errorsCarryARequestID() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let missing = try await server.request(.GET, "/api/clips/nope", token: try await server.user().token)
+        #expect(missing.status == 404)
+        let id = try #require(missing.header("X-Request-ID"))
+        #expect(!id.isEmpty)
+        #expect(missing.object["requestId"] as? String == id)
+    }
 }

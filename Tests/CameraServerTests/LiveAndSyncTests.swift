@@ -90,14 +90,52 @@ struct LiveAndSyncTests {
         let connections = try Subprocess.run("ss", ["-Htn", "state", "established", "( sport = :\(rtsp.port) )"])
             .stdout.split(separator: "\n").count
         #expect(connections == 1, "TCP connections to the camera: \(connections)")
-        // Someone else's token: no upgrade.
-        await #expect(throws: (any Error).self) {
-            _ = try await watch(base: server.base, cameraID: id, token: stranger.token, fragments: 1, seconds: 3)
-                .binaries.first.map { _ in throw CancellationError() }
-        }
+        // Someone else's token: no upgrade, so not a single message (video or text) reaches them.
+        let strangerView = try? await watch(
+            base: server.base, cameraID: id, token: stranger.token, fragments: 1, seconds: 3)
+        #expect(
+            strangerView == nil,
+            "a stranger got \(strangerView?.binaries.count ?? 0) video and \(strangerView?.texts.count ?? 0) text messages"
+        )
         let snapshot = try await server.request(.GET, "/api/cameras/\(id)/snapshot", token: user.token)
         #expect(snapshot.status == 200)
         #expect(snapshot.body.prefix(2) == [0xFF, 0xD8])
+    }
+
+    @Test("live view ends when its session signs out; one account cannot take every stream slot")
+    func liveViewFollowsTheSessionAndItsLimits() async throws {
+        let rtsp = RTSPTestServer(auth: .digest)
+        try rtsp.start()
+        defer { rtsp.stop() }
+        let silent = try SilentHost()
+        defer { silent.stop() }
+        let server = try await TestServer.start { $0.streamsPerUser = 1 }
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let yard = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Yard", "rtspURL": rtsp.url(), "username": rtsp.user, "password": rtsp.password])
+        let gate = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Gate", "rtspURL": "rtsp://127.0.0.1:\(silent.port)/live"])
+        let (yardID, gateID) = (yard.object["id"] as? String ?? "", gate.object["id"] as? String ?? "")
+        let started = ContinuousClock.now
+        async let watching = watch(
+            base: server.base, cameraID: yardID, token: user.token, fragments: 10_000, seconds: 30)
+        try await Task.sleep(for: .seconds(4))
+        // A second camera while the first streams: refused in words, no upstream opened.
+        let second = try await watch(base: server.base, cameraID: gateID, token: user.token, fragments: 1, seconds: 3)
+        #expect(second.binaries.isEmpty)
+        #expect(second.texts.contains { $0.contains("streaming 1 cameras already") }, "\(second.texts)")
+        // Signing out closes the open view within a second or so.
+        #expect(try await server.request(.POST, "/api/auth/logout", token: user.token).status == 204)
+        let signedOut = ContinuousClock.now
+        let view = try await watching
+        #expect(
+            ContinuousClock.now - signedOut < .seconds(3), "the view stayed open \(ContinuousClock.now - signedOut)")
+        #expect(ContinuousClock.now - started < .seconds(25))
+        #expect(view.boxes.contains("moof"), "the view was live before: \(view.boxes.prefix(3))")
+        #expect(view.texts.last?.contains("signed out") == true, "\(view.texts.suffix(2))")
     }
 
     @Test("cgame sync uploads pending clips, clears them only after the server confirms, and keeps them on failure")

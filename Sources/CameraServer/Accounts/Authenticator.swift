@@ -207,6 +207,9 @@ final class Authenticator: Sendable {
         return (claims.sub.value, claims.sid)
     }
 
+    /// Whether the session was signed out (or ended for reuse) while this server ran.
+    func isRevoked(_ sessionID: String) -> Bool { revoked.withLock { $0[sessionID] != nil } }
+
     static func randomSecret() -> String { hex((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     static func digest(_ text: String) -> String { hex(SHA256.hash(data: Array(text.utf8))) }

@@ -24,6 +24,8 @@ final class CameraService: Sendable {
     /// Scans per user per minute.
     let scanLimiter = RateLimiter(perMinute: 6)
     let tables = Tables()
+    /// Live views open per user and the cameras they keep streaming.
+    let viewers: ViewerTable
 
     /// Recent health events per camera, and the live view once made (a class, so the stream
     /// manager's callbacks, made before the live view, can hold it).
@@ -38,6 +40,9 @@ final class CameraService: Sendable {
         credentials = try FileCredentialStore(directory: configuration.dataDirectory + "/credentials")
         policy = configuration.egressPolicy
         snapshotTimeout = .milliseconds(Int(configuration.snapshotSeconds * 1000))
+        viewers = ViewerTable(
+            perUser: configuration.liveViewsPerUser, perCamera: configuration.viewersPerCamera,
+            streamsPerUser: configuration.streamsPerUser)
         let tables = self.tables
         manager = StreamManager(
             onState: { id, state in
@@ -266,9 +271,22 @@ final class CameraService: Sendable {
                 summary: "Live view: fragmented MP4 over a WebSocket (one upstream per camera)"
             ) { _, context in
                 let camera = try await self.owned(context)
-                let url = try await self.streamURL(camera, user: try context.user())
+                let user = try context.user()
+                let session = context.sessionID ?? ""
+                let url = try await self.streamURL(camera, user: user)
                 return { inbound, outbound in
-                    try await self.liveView(inbound: inbound, outbound: outbound, cameraID: camera.id, url: url)
+                    guard let ticket = self.viewers.admit(user: user, camera: camera.id) else {
+                        try await outbound.write(
+                            .text(
+                                Self.text([
+                                    "type": "error", "message": self.viewers.refusal(user: user, camera: camera.id),
+                                ])))
+                        return
+                    }
+                    defer { self.viewers.release(ticket) }
+                    try await self.liveView(
+                        inbound: inbound, outbound: outbound, cameraID: camera.id, url: url,
+                        signedOut: { server.auth.isRevoked(session) })
                 }
             },
             Route(
@@ -304,7 +322,8 @@ final class CameraService: Sendable {
     /// a JSON text message (`{"type":"init","codec":…}`) followed by the init segment, fragments
     /// become binary messages, state changes `{"type":"state","state":…}`.
     func liveView(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, cameraID: UUID, url: String
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, cameraID: UUID, url: String,
+        signedOut: @escaping @Sendable () -> Bool = { false }
     ) async throws {
         let (messages, ticket) = live.join(cameraID: cameraID, url: url)
         defer { live.leave(ticket) }
@@ -312,6 +331,11 @@ final class CameraService: Sendable {
             group.addTask {
                 // The viewer sends nothing we need; reading notices when it leaves.
                 for try await _ in inbound {}
+            }
+            group.addTask {
+                // Signing out ends the live views the session opened, within half a second.
+                while !signedOut() { try await Task.sleep(for: .milliseconds(500)) }
+                try await outbound.write(.text(Self.text(["type": "error", "message": "signed out"])))
             }
             group.addTask {
                 for await message in messages {
@@ -338,5 +362,57 @@ final class CameraService: Sendable {
 
     static func text(_ object: [String: String]) -> String {
         String(decoding: (try? jsonEncoder.encode(object)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
+
+/// Live views per user and per camera, and how many cameras one user keeps streaming: the
+/// server's 16 upstream slots are shared, so one account must not take them all.
+final class ViewerTable: Sendable {
+    let perUser: Int
+    let perCamera: Int
+    let streamsPerUser: Int
+    private let open = Mutex<[Ticket]>([])
+
+    struct Ticket: Sendable, Equatable {
+        let id = UUID()
+        let user: String
+        let camera: UUID
+    }
+
+    init(perUser: Int, perCamera: Int, streamsPerUser: Int) {
+        self.perUser = perUser
+        self.perCamera = perCamera
+        self.streamsPerUser = streamsPerUser
+    }
+
+    func admit(user: String, camera: UUID) -> Ticket? {
+        open.withLock { open in
+            guard Self.refusal(open, user: user, camera: camera, limits: self) == nil else { return nil }
+            let ticket = Ticket(user: user, camera: camera)
+            open.append(ticket)
+            return ticket
+        }
+    }
+
+    func release(_ ticket: Ticket) {
+        open.withLock { $0.removeAll { $0 == ticket } }
+    }
+
+    /// Why `user` cannot watch `camera` now (for the message), or a generic line if they can.
+    func refusal(user: String, camera: UUID) -> String {
+        open.withLock { Self.refusal($0, user: user, camera: camera, limits: self) } ?? "live view is unavailable"
+    }
+
+    private static func refusal(_ open: [Ticket], user: String, camera: UUID, limits: ViewerTable) -> String? {
+        let mine = open.filter { $0.user == user }
+        if mine.count >= limits.perUser { return "you have \(limits.perUser) live views open; close one first" }
+        if open.filter({ $0.camera == camera }).count >= limits.perCamera {
+            return "this camera has \(limits.perCamera) viewers already"
+        }
+        let streaming = Set(mine.map(\.camera))
+        if !streaming.contains(camera), streaming.count >= limits.streamsPerUser {
+            return "you are streaming \(limits.streamsPerUser) cameras already; close one first"
+        }
+        return nil
     }
 }

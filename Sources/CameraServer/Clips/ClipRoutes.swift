@@ -181,7 +181,16 @@ extension CameraCoreServer {
                 guard input.events.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
                     throw APIError(.badRequest, "events: each 1–64 bytes")
                 }
-                return try json(try await self.store.saveClip(userID: try context.user(), id: id, input: input))
+                let userID = try context.user()
+                if try await self.store.clip(userID: userID, id: id) == nil {
+                    let usage = try await self.store.usage(userID: userID)
+                    guard usage.clips < self.configuration.maxClipsPerUser else {
+                        throw APIError(
+                            .conflict,
+                            "at most \(self.configuration.maxClipsPerUser) clips per account; delete some first")
+                    }
+                }
+                return try json(try await self.store.saveClip(userID: userID, id: id, input: input))
             },
             Route(method: .delete, path: "/api/clips/:id", access: .user, summary: "Delete a clip and its files") {
                 _, context in
@@ -199,16 +208,23 @@ extension CameraCoreServer {
             ) { request, context in
                 let clip = try await self.ownedClip(context)
                 let userID = try context.user()
-                if let length = request.headers[.contentLength].flatMap({ Int($0) }),
-                    length > self.configuration.maxClipBytes
-                {
+                let length = request.headers[.contentLength].flatMap({ Int($0) })
+                if let length, length > self.configuration.maxClipBytes {
                     throw APIError(
                         .contentTooLarge, "the upload is larger than \(self.configuration.maxClipBytes) bytes")
+                }
+                // The account's storage: what this clip holds now is replaced, so it counts as free.
+                let quota = self.configuration.storageBytesPerUser
+                let free = quota - (try await self.store.usage(userID: userID).bytes) + (clip.size ?? 0)
+                if (length ?? 1) > free {
+                    throw APIError(
+                        .contentTooLarge,
+                        "your storage is full (\(quota / 1_048_576) MB per account); delete clips to make room")
                 }
                 // Only a readable video replaces what was there.
                 let size = try await self.files.receive(
                     request.body, to: self.files.video(userID: userID, clipID: clip.id),
-                    limit: self.configuration.maxClipBytes,
+                    limit: min(self.configuration.maxClipBytes, free),
                     accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
                     refusal: "the upload is not a playable video")
                 try await self.store.markUploaded(userID: userID, id: clip.id, size: size)
@@ -256,6 +272,9 @@ extension CameraCoreServer {
                         clip.uploadedAt != nil
                     else { throw APIError(.badRequest, "clipIDs: \(id) is not an uploaded clip of yours") }
                     items.append(VideoCompiler.Item(path: self.files.video(userID: userID, clipID: clip.id)))
+                }
+                guard try await self.store.usage(userID: userID).reels < self.configuration.maxReelsPerUser else {
+                    throw APIError(.conflict, "at most \(self.configuration.maxReelsPerUser) reels per account")
                 }
                 // The reel keeps its place among the media workers until it is made.
                 let reservation = try self.workers.reserve(user: userID)

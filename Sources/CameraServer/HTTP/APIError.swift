@@ -29,7 +29,9 @@ struct APIError: HTTPResponseError, CustomStringConvertible {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        let body = (try? JSONEncoder().encode(["error": message])) ?? Data("{}".utf8)
+        // The id names this request in the server's log, where the details are.
+        fields[HTTPField.Name("X-Request-ID")!] = context.id
+        let body = (try? JSONEncoder().encode(["error": message, "requestId": context.id])) ?? Data("{}".utf8)
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

@@ -28,8 +28,15 @@ struct SecurityHeaders: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            // An error becomes its answer here, so the headers go on it too.
-            guard let answer = APIError.from(error) as? any HTTPResponseError else { throw error }
+            // An error becomes its answer here, so the headers go on it too. Server faults are
+            // logged with the request id the client sees; URLs in them lose their credentials.
+            let mapped = APIError.from(error)
+            guard let answer = mapped as? any HTTPResponseError else { throw error }
+            if answer.status.code >= 500 {
+                context.logger.error(
+                    "\(request.method) \(request.uri.path) failed: \(URLRedaction.redactingURLs(in: String(describing: error)))"
+                )
+            }
             response = try answer.response(from: request, context: context)
         }
         Self.apply(to: &response.headers)

@@ -196,6 +196,10 @@ struct LeBotService: Sendable {
             throw APIError(.badRequest, "rim: give the rim as ?rim=x,y,w,h (fractions of the frame)")
         }
         let rim = try RimCalibration(parsing: rimText)
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: userID))) ?? []
+        guard kept.filter({ $0.hasSuffix(".json") }).count < configuration.maxWorkoutsPerUser else {
+            throw APIError(.conflict, "at most \(configuration.maxWorkoutsPerUser) workouts per account")
+        }
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
         let video = folder + "/\(id).mp4"

@@ -229,6 +229,17 @@ final class ServerStore: Sendable {
         return events.count > 1 ? "\(events.count)× \(first)" : first
     }
 
+    /// What an account keeps: clips, bytes of uploaded clips, reels (for the per-account limits).
+    func usage(userID: String) async throws -> (clips: Int, bytes: Int, reels: Int) {
+        let clips = try await database.read(
+            "SELECT COUNT(*) AS n, CAST(COALESCE(SUM(size), 0) AS BIGINT) AS bytes FROM clips WHERE user_id = ?",
+            [.text(userID)]
+        ).first
+        let reels = try await database.read("SELECT COUNT(*) AS n FROM reels WHERE user_id = ?", [.text(userID)])
+            .first
+        return (clips?["n"].int ?? 0, clips?["bytes"].int ?? 0, reels?["n"].int ?? 0)
+    }
+
     func markUploaded(userID: String, id: String, size: Int) async throws {
         try await database.write(
             "UPDATE clips SET size = ?, uploaded_at = ? WHERE user_id = ? AND id = ?",
