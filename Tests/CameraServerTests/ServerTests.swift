@@ -134,7 +134,16 @@ struct ServerTests {
             "GET /api/me": {
                 try await server.request(.GET, "/api/me", token: b.token).object["id"] as? String == b.id
             },
-            "POST /api/auth/logout": { true },  // B's own session; checked separately below
+            // B signs out a second session of B's own: that one ends, A's goes on.
+            "POST /api/auth/logout": {
+                let again = try await server.request(
+                    .POST, "/api/auth/login", json: ["email": "intruder-b@example.com", "password": "password-intruder-b"])
+                let token = again.object["accessToken"] as? String ?? ""
+                let out = try await server.request(.POST, "/api/auth/logout", token: token).status
+                let ended = try await server.request(.GET, "/api/me", token: token).status
+                let others = try await server.request(.GET, "/api/me", token: a.token).status
+                return out == 204 && ended == 401 && others == 200
+            },
             "GET /api/settings": {
                 try await server.request(.GET, "/api/settings", token: b.token).object["gameProfileName"] as? String
                     != "Apex Legends"
@@ -154,7 +163,10 @@ struct ServerTests {
             "GET /api/reels/{id}/file": status(.GET, "/api/reels/\(reelID)/file", 404),
             "GET /api/lebot/workouts/{id}": status(.GET, "/api/lebot/workouts/\(workoutID)", 404),
             "GET /api/lebot/workouts/{id}/chart": status(.GET, "/api/lebot/workouts/\(workoutID)/chart", 404),
-            "GET /api/cameras": { try await server.request(.GET, "/api/cameras", token: b.token).array.isEmpty },
+            "GET /api/cameras": {
+                let listed = try await server.request(.GET, "/api/cameras", token: b.token)
+                return listed.status == 200 && !listed.text.contains(cameraID)
+            },
             "GET /api/cameras/{id}": status(.GET, "/api/cameras/\(cameraID)", 404),
             "PUT /api/cameras/{id}": status(.PUT, "/api/cameras/\(cameraID)", 404, json: ["name": "Mine now"]),
             "DELETE /api/cameras/{id}": status(.DELETE, "/api/cameras/\(cameraID)", 404),
@@ -164,12 +176,32 @@ struct ServerTests {
                 .GET, "/api/cameras/\(cameraID)/live", 404,
                 body: nil),
             "GET /api/grid": {
-                (try await server.request(.GET, "/api/grid", token: b.token).object["cells"] as? [Any])?.isEmpty == true
+                let grid = try await server.request(.GET, "/api/grid", token: b.token)
+                return grid.object["cells"] is [Any] && !grid.text.contains(cameraID)
             },
-            // Routes that hold no per-user records: only signed-in callers (401 below).
-            "POST /api/cameras": { true }, "POST /api/discovery": { true }, "POST /api/scan": { true },
-            "POST /api/ephemeral-token": { true }, "POST /api/analyze-shot": { true },
-            "POST /api/lebot/workouts": { true },
+            // Routes that make new records or reach the network: B gets B's own, never a sign of A's.
+            "POST /api/cameras": {
+                let made = try await server.request(
+                    .POST, "/api/cameras", token: b.token, json: ["name": "B's", "rtspURL": rtsp.url()])
+                return made.status == 201 && made.object["id"] as? String != cameraID
+                    && made.object["hasPassword"] as? Bool == false
+            },
+            "POST /api/discovery": {
+                let found = try await server.request(.POST, "/api/discovery", token: b.token, json: ["timeout": 0.5])
+                return [200, 403].contains(found.status) && !found.text.contains(cameraID)
+            },
+            "POST /api/scan": {
+                let scan = try await server.request(
+                    .POST, "/api/scan", token: b.token, json: ["range": "127.0.0.1", "ports": [rtsp.port]])
+                return scan.status == 403 && !scan.text.contains(cameraID)
+            },
+            // No Gemini key on this server: a signed-in caller reaches the route and is told so.
+            "POST /api/ephemeral-token": status(.POST, "/api/ephemeral-token", 503),
+            "POST /api/analyze-shot": status(.POST, "/api/analyze-shot", 503, json: ["image": "/9j/4AAQSkZJRgABAQ=="]),
+            "POST /api/lebot/workouts": {
+                let posted = try await server.request(.POST, "/api/lebot/workouts", token: b.token, body: [1, 2, 3])
+                return posted.status == 400 && !posted.text.contains(workoutID)
+            },
             // B writes a clip under the same id: it is B's own, and A's is untouched (checked below).
             "PUT /api/clips/{id}": status(
                 .PUT, "/api/clips/clip-a", 200,

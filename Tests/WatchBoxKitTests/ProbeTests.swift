@@ -84,11 +84,16 @@ import WatchBoxKit
                 Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8),
                 Array("RTSP/1.0 200 OK\r\nContent-Length: 99999999\r\n\r\n".utf8), [],
             ]
-        for reply in replies {
+        for (index, reply) in replies.enumerated() {
             let peer = try LoopbackPeer(reply: reply)
+            let started = ContinuousClock.now
             let result = await RTSPProber(timeout: .seconds(1)).probe("rtsp://127.0.0.1:\(peer.port)/x")
-            _ = result.error
             peer.close()
+            // Every answer is either an RTSP service or an error in words, within the timeout.
+            #expect(result.reachable || result.error?.isEmpty == false, "reply \(index): \(result)")
+            #expect(ContinuousClock.now - started < .seconds(3), "reply \(index) took \(ContinuousClock.now - started)")
+            // An HTTP server, a promised body that never comes, and silence are not RTSP cameras.
+            if index >= replies.count - 3 { #expect(!result.reachable, "reply \(index): \(result)") }
         }
     }
 }
