@@ -88,6 +88,7 @@ public final class CameraCoreServer: Sendable {
     func router() -> Router<AppContext> {
         let router = Router(context: AppContext.self)
         router.add(middleware: SecurityHeaders())
+        router.add(middleware: ForwardedHeaders(proxies: configuration.trustedProxies.compactMap(IPv4Network.init)))
         router.add(middleware: JSONLimit(limit: configuration.maxJSONBytes))
         if let folder = Bundle.module.path(forResource: "Public", ofType: nil) {
             router.add(middleware: FileMiddleware(folder, searchForIndexHtml: true))

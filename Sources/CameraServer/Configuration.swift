@@ -80,6 +80,12 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var signInsPerMinute = 20
     /// Gemini calls (tokens and shot analyses) a UTC day for all users together.
     public var geminiDailyBudget = 5000
+    /// Reverse proxies (CIDRs) whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed: behind
+    /// one that says `https`, cookies are `Secure`, and sign-in limits count the client's address,
+    /// not the proxy's. Nobody else's forwarding headers count.
+    public var trustedProxies: [String] = []
+    /// Always mark cookies `Secure` (the server sits behind TLS however it is reached).
+    public var secureCookies = false
     /// Created at start when set and missing, so `make run` has a login to show.
     public var demoEmail: String?
     public var demoPassword: String?
@@ -98,7 +104,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser, maxReelsPerUser,
             maxWorkoutsPerUser, storageBytesPerUser,
             ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
-            demoEmail, demoPassword, bcryptCost
+            trustedProxies, secureCookies, demoEmail, demoPassword, bcryptCost
     }
 
     public init(from decoder: any Decoder) throws {
@@ -147,6 +153,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
         signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
         geminiDailyBudget = try value(.geminiDailyBudget, defaults.geminiDailyBudget)
+        trustedProxies = try value(.trustedProxies, defaults.trustedProxies)
+        secureCookies = try value(.secureCookies, defaults.secureCookies)
         demoEmail = try container.decodeIfPresent(String.self, forKey: .demoEmail)
         demoPassword = try container.decodeIfPresent(String.self, forKey: .demoPassword)
         bcryptCost = try value(.bcryptCost, defaults.bcryptCost)
@@ -212,6 +220,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Checks what could only fail later; messages name the field.
     public func validate() throws(MediaError) {
         let operation = "check configuration"
+        for proxy in trustedProxies where IPv4Network(proxy) == nil {
+            throw MediaError(
+                .invalidArgument, operation: operation, message: "trustedProxies: \"\(proxy)\" is not an IPv4 CIDR")
+        }
         for network in allowedNetworks where network != "local" && IPv4Network(network) == nil {
             throw MediaError(
                 .invalidArgument, operation: operation,

@@ -355,4 +355,41 @@ struct AttackTests {
         #expect(!id.isEmpty)
         #expect(missing.object["requestId"] as? String == id)
     }
+
+    @Test("cookies are Secure behind a trusted HTTPS proxy, and only its forwarding headers are believed")
+    func forwardedHeadersOnlyFromTrustedProxies() async throws {
+        let direct = try await TestServer.start { $0.signInsPerMinute = 2 }
+        defer { Task { await direct.stop() } }
+        // A client's own X-Forwarded-* headers change nothing: no Secure flag, no fresh address.
+        let plain = try await direct.request(
+            .POST, "/api/auth/signup", json: ["email": "p@example.com", "password": "password-p"],
+            headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-For", "203.0.113.9")])
+        #expect(plain.status == 201)
+        #expect(!(plain.header("Set-Cookie") ?? "").lowercased().contains("secure"))
+        _ = try await direct.request(
+            .POST, "/api/auth/login", json: ["email": "p@example.com", "password": "wrong-one"],
+            headers: [("X-Forwarded-For", "203.0.113.10")])
+        let limited = try await direct.request(
+            .POST, "/api/auth/login", json: ["email": "p@example.com", "password": "wrong-one"],
+            headers: [("X-Forwarded-For", "203.0.113.11")])
+        #expect(limited.status == 429)
+
+        // Behind a trusted proxy (loopback here): Secure cookies, and limits per forwarded client.
+        let proxied = try await TestServer.start {
+            $0.signInsPerMinute = 2
+            $0.trustedProxies = ["127.0.0.1/32"]
+        }
+        defer { Task { await proxied.stop() } }
+        let secure = try await proxied.request(
+            .POST, "/api/auth/signup", json: ["email": "s@example.com", "password": "password-s"],
+            headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-For", "198.51.100.1")])
+        let cookies = secure.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+        #expect(cookies.count == 2 && cookies.allSatisfy { $0.lowercased().contains("secure") }, "\(cookies)")
+        for client in ["198.51.100.2", "198.51.100.3", "198.51.100.4"] {
+            let attempt = try await proxied.request(
+                .POST, "/api/auth/login", json: ["email": "s@example.com", "password": "password-s"],
+                headers: [("X-Forwarded-For", "10.9.9.9, \(client)")])
+            #expect(attempt.status == 200, "\(client): \(attempt.status)")
+        }
+    }
 }

@@ -137,7 +137,8 @@ struct ServerTests {
             // B signs out a second session of B's own: that one ends, A's goes on.
             "POST /api/auth/logout": {
                 let again = try await server.request(
-                    .POST, "/api/auth/login", json: ["email": "intruder-b@example.com", "password": "password-intruder-b"])
+                    .POST, "/api/auth/login",
+                    json: ["email": "intruder-b@example.com", "password": "password-intruder-b"])
                 let token = again.object["accessToken"] as? String ?? ""
                 let out = try await server.request(.POST, "/api/auth/logout", token: token).status
                 let ended = try await server.request(.GET, "/api/me", token: token).status

@@ -22,8 +22,7 @@ final class Recorder: Sendable {
     func wait(_ id: UUID, since: Date = .distantPast, seconds: Double, _ predicate: (StreamState) -> Bool) -> Date? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if let hit = states.withLock({ $0.first { $0.0 == id && predicate($0.1) && $0.2 >= since }?.2 })
-            {
+            if let hit = states.withLock({ $0.first { $0.0 == id && predicate($0.1) && $0.2 >= since }?.2 }) {
                 return hit
             }
             usleep(20_000)

@@ -28,20 +28,22 @@ extension CameraCoreServer {
                 try self.limitSignIn(context)
                 let body = try await decode(Credentials.self, from: request, context: context)
                 return try self.signedIn(
-                    try await self.auth.signUp(email: body.email, password: body.password), .created)
+                    try await self.auth.signUp(email: body.email, password: body.password), .created, context: context)
             },
             Route(method: .post, path: "/api/auth/login", access: .anyone, summary: "Sign in with e-mail and password")
             {
                 request, context in
                 try self.limitSignIn(context)
                 let body = try await decode(Credentials.self, from: request, context: context)
-                return try self.signedIn(try await self.auth.logIn(email: body.email, password: body.password))
+                return try self.signedIn(
+                    try await self.auth.logIn(email: body.email, password: body.password), context: context)
             },
             Route(method: .post, path: "/api/auth/apple", access: .anyone, summary: "Sign in with Apple") {
                 request, context in
                 try self.limitSignIn(context)
                 let body = try await decode(AppleSignIn.self, from: request, context: context)
-                return try self.signedIn(try await self.auth.signInWithApple(identityToken: body.identityToken))
+                return try self.signedIn(
+                    try await self.auth.signInWithApple(identityToken: body.identityToken), context: context)
             },
             Route(
                 method: .post, path: "/api/auth/refresh", access: .anyone,
@@ -51,7 +53,7 @@ extension CameraCoreServer {
                 guard let token = body?.refreshToken ?? request.cookies[Self.refreshCookie]?.value else {
                     throw APIError(.unauthorized, "no refresh token")
                 }
-                return try self.signedIn(try await self.auth.refresh(token))
+                return try self.signedIn(try await self.auth.refresh(token), context: context)
             },
             Route(method: .post, path: "/api/auth/logout", access: .user, summary: "Sign out (revokes the session)") {
                 _, context in
@@ -88,20 +90,23 @@ extension CameraCoreServer {
     static let refreshCookie = "cc_refresh"
 
     func limitSignIn(_ context: AppContext) throws {
-        try signInLimiter.check(context.remoteAddress, refusal: "too many sign-in attempts")
+        try signInLimiter.check(context.clientAddress, refusal: "too many sign-in attempts")
     }
 
-    /// The tokens as JSON (apps) and as HttpOnly, SameSite=Strict cookies (the web UI).
-    func signedIn(_ tokens: SessionTokens, _ status: HTTPResponse.Status = .ok) throws -> Response {
+    /// The tokens as JSON (apps) and as HttpOnly, SameSite=Strict cookies (the web UI), `Secure`
+    /// when the page was reached over HTTPS.
+    func signedIn(_ tokens: SessionTokens, _ status: HTTPResponse.Status = .ok, context: AppContext) throws -> Response
+    {
         var response = try json(tokens, status: status)
+        let secure = configuration.secureCookies || context.isHTTPS
         response.setCookie(
             Cookie(
                 name: Self.sessionCookie, value: tokens.accessToken, maxAge: Int(configuration.accessTokenSeconds),
-                path: "/", httpOnly: true, sameSite: .strict))
+                path: "/", secure: secure, httpOnly: true, sameSite: .strict))
         response.setCookie(
             Cookie(
                 name: Self.refreshCookie, value: tokens.refreshToken, maxAge: Int(configuration.refreshTokenSeconds),
-                path: "/api/auth", httpOnly: true, sameSite: .strict))
+                path: "/api/auth", secure: secure, httpOnly: true, sameSite: .strict))
         return response
     }
 }

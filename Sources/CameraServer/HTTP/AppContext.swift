@@ -18,13 +18,18 @@ struct AppContext: RequestContext, WebSocketRequestContext {
     var userID: String?
     var sessionID: String?
     var jsonLimit = 8 << 20
-    /// The caller's address, for per-address limits on sign-in.
+    /// The peer's address, and the client's as far as it can be believed (a trusted proxy's
+    /// `X-Forwarded-For`), for per-address limits on sign-in.
     let remoteAddress: String
+    var clientAddress: String
+    /// Whether the client reached us over HTTPS (a trusted proxy said so).
+    var isHTTPS = false
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = remoteAddress
     }
 
     var maxUploadSize: Int { jsonLimit }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Networking
 import Synchronization
 
 #if canImport(Glibc)
@@ -59,6 +60,28 @@ struct JSONLimit: RouterMiddleware {
     {
         var context = context
         context.jsonLimit = limit
+        return try await next(request, context)
+    }
+}
+
+/// Believes `X-Forwarded-Proto` and `X-Forwarded-For` only from configured proxies: the client's
+/// address is the last one the proxy appended, HTTPS is what the proxy says. From anyone else
+/// the headers are ignored, so a client cannot pick its own address to dodge sign-in limits.
+struct ForwardedHeaders: RouterMiddleware {
+    typealias Context = AppContext
+    let proxies: [IPv4Network]
+
+    func handle(_ request: Request, context: AppContext, next: (Request, AppContext) async throws -> Response)
+        async throws -> Response
+    {
+        guard let peer = IPv4Network.parse(context.remoteAddress), proxies.contains(where: { $0.contains(peer) })
+        else { return try await next(request, context) }
+        var context = context
+        if let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last {
+            let address = forwarded.trimmingWhitespace()
+            if IPv4Network.parse(address) != nil || address.contains(":") { context.clientAddress = address }
+        }
+        context.isHTTPS = request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
         return try await next(request, context)
     }
 }
