@@ -138,8 +138,15 @@ final class RunningServer: @unchecked Sendable {
         let port = try LoopbackPort.free()
         base = "http://127.0.0.1:\(port)"
         process.executableURL = URL(fileURLWithPath: executable)
+        // The bench's camera is a GStreamer server on this machine, and 50 people watch it: an
+        // operator's settings, not the defaults (loopback cameras off, 8 viewers per camera).
+        let settings = folder + "/bench-server.json"
+        try Data(
+            #"{"allowLoopbackCameras": true, "allowedNetworks": ["127.0.0.0/8"], "liveViewsPerUser": 64, "viewersPerCamera": 64}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: settings))
         process.arguments = [
-            "--port", String(port), "--data", folder, "--demo", "\(Self.email):\(Self.password)",
+            "--config", settings, "--port", String(port), "--data", folder, "--demo", "\(Self.email):\(Self.password)",
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
