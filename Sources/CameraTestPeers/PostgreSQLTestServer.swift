@@ -154,9 +154,25 @@ private final class ClusterRegistry: @unchecked Sendable {
 public enum LoopbackPort {
     /// A port the kernel just gave out on 127.0.0.1 and that nothing holds now (a later bind can still lose a race).
     public static func free() throws -> Int {
+        let (descriptor, port) = try bound()
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP socket on 127.0.0.1 listening with `backlog`, and its port.
+    public static func listening(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        let (descriptor, port) = try bound()
+        guard listen(descriptor, backlog) == 0 else {
+            close(descriptor)
+            throw TestPeerError("cannot listen on 127.0.0.1:\(port)")
+        }
+        return (descriptor, port)
+    }
+
+    /// A TCP socket bound to a free port on 127.0.0.1.
+    private static func bound() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestPeerError("socket() failed") }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -167,7 +183,10 @@ public enum LoopbackPort {
                 bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard bound else { throw TestPeerError("could not bind a loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(descriptor)
+            throw TestPeerError("could not bind a loopback port")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -105,21 +105,9 @@ final class LoopbackPeer: @unchecked Sendable {
     private let thread: Thread
 
     init(reply: [UInt8]) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        listen(descriptor, 4)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
+        let (descriptor, port) = try LoopbackPort.listening(backlog: 4)
         socketDescriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         thread = Thread {
             while true {
                 let client = accept(descriptor, nil, nil)

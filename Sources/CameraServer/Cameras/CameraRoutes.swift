@@ -134,7 +134,11 @@ final class CameraService: Sendable {
         StreamURL(url).map { "\($0.scheme)://\($0.host.lowercased()):\($0.port)" }
     }
 
-    func camera(from input: CameraInput, id: UUID, existing: Camera?) throws -> (Camera, password: String?) {
+    /// The camera `input` describes (over `existing` when changing one), checked: fields, and a new
+    /// URL's address against the policy.
+    func camera(from input: CameraInput, id: UUID, existing: Camera?, user: String) async throws -> (
+        Camera, password: String?
+    ) {
         let url = input.rtspURL ?? existing?.rtspURL ?? ""
         guard let parts = StreamURL(url), !parts.host.isEmpty
         else { throw APIError(.badRequest, "rtspURL: must be rtsp://host[:port]/path") }
@@ -152,6 +156,7 @@ final class CameraService: Sendable {
             isActive: input.isActive ?? existing?.isActive ?? true,
             gridPosition: input.gridPosition.map { Int16(clamping: $0) } ?? existing?.gridPosition ?? 0,
             dateAdded: existing?.dateAdded ?? Date(), lastConnected: existing?.lastConnected)
+        if url != existing?.rtspURL { _ = try await checkedAddress(parts.host, user: user) }
         return (camera, input.password ?? parts.password)
     }
 
@@ -167,8 +172,8 @@ final class CameraService: Sendable {
                 let input = try await decode(CameraInput.self, from: request, context: context)
                 let count = try await repository.cameras().count
                 guard count < 64 else { throw APIError(.badRequest, "at most 64 cameras per account") }
-                var (camera, password) = try self.camera(from: input, id: UUID(), existing: nil)
-                _ = try await self.checkedAddress(StreamURL(camera.rtspURL)?.host ?? "", user: try context.user())
+                var (camera, password) = try await self.camera(
+                    from: input, id: UUID(), existing: nil, user: try context.user())
                 if input.gridPosition == nil { camera.gridPosition = Int16(count) }
                 do {
                     try await repository.add(camera)
@@ -192,10 +197,8 @@ final class CameraService: Sendable {
                 let repository = try self.repository(context)
                 let existing = try await self.owned(context)
                 let input = try await decode(CameraInput.self, from: request, context: context)
-                var (camera, password) = try self.camera(from: input, id: existing.id, existing: existing)
-                if camera.rtspURL != existing.rtspURL {
-                    _ = try await self.checkedAddress(StreamURL(camera.rtspURL)?.host ?? "", user: try context.user())
-                }
+                var (camera, password) = try await self.camera(
+                    from: input, id: existing.id, existing: existing, user: try context.user())
                 // Pointing the camera at another device forgets its password unless a new one comes
                 // with the change: otherwise the stored password would be sent to whatever host
                 // the new URL names.
@@ -275,12 +278,11 @@ final class CameraService: Sendable {
                 let session = context.sessionID ?? ""
                 let url = try await self.streamURL(camera, user: user)
                 return { inbound, outbound in
-                    guard let ticket = self.viewers.admit(user: user, camera: camera.id) else {
-                        try await outbound.write(
-                            .text(
-                                Self.text([
-                                    "type": "error", "message": self.viewers.refusal(user: user, camera: camera.id),
-                                ])))
+                    let ticket: ViewerTable.Ticket
+                    switch self.viewers.admit(user: user, camera: camera.id) {
+                    case .success(let admitted): ticket = admitted
+                    case .failure(let refusal):
+                        try await outbound.write(.text(Self.text(["type": "error", "message": refusal.message])))
                         return
                     }
                     defer { self.viewers.release(ticket) }
@@ -385,22 +387,24 @@ final class ViewerTable: Sendable {
         self.streamsPerUser = streamsPerUser
     }
 
-    func admit(user: String, camera: UUID) -> Ticket? {
+    struct Refusal: Error {
+        let message: String
+    }
+
+    /// A ticket for the view, or the refusal in words.
+    func admit(user: String, camera: UUID) -> Result<Ticket, Refusal> {
         open.withLock { open in
-            guard Self.refusal(open, user: user, camera: camera, limits: self) == nil else { return nil }
+            if let refusal = Self.refusal(open, user: user, camera: camera, limits: self) {
+                return .failure(Refusal(message: refusal))
+            }
             let ticket = Ticket(user: user, camera: camera)
             open.append(ticket)
-            return ticket
+            return .success(ticket)
         }
     }
 
     func release(_ ticket: Ticket) {
         open.withLock { $0.removeAll { $0 == ticket } }
-    }
-
-    /// Why `user` cannot watch `camera` now (for the message), or a generic line if they can.
-    func refusal(user: String, camera: UUID) -> String {
-        open.withLock { Self.refusal($0, user: user, camera: camera, limits: self) } ?? "live view is unavailable"
     }
 
     private static func refusal(_ open: [Ticket], user: String, camera: UUID, limits: ViewerTable) -> String? {

@@ -83,7 +83,7 @@ final class FirstHeadDeadline: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let buffer = unwrapInboundIn(data)
-        let bytes = tail + buffer.readableBytesView.suffix(buffer.readableBytes)
+        let bytes = tail + buffer.readableBytesView
         if bytes.count >= 4, Self.containsBlankLine(bytes) {
             deadline?.cancel()
             deadline = nil

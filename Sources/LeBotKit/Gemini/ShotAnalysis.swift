@@ -165,9 +165,6 @@ public struct ShotAnalysisRequest: Sendable {
         let facts = ShotFacts(shot)
         self.init(prompt: facts.prompt, images: images, facts: facts)
     }
-
-    /// The prompt LeBot sends, with what the detector saw.
-    public static func prompt(for shot: ShotEvent) -> String { ShotFacts(shot).prompt }
 }
 
 /// What the on-device detector saw about a shot, the only words a client adds to the frames it

@@ -33,7 +33,7 @@ public struct EgressPolicy: Sendable {
     /// Why `address` may not be reached, or nil when it may.
     public func refusal(for address: UInt32) -> String? {
         let dotted = AddressRange.text(address)
-        if allowsLoopback, IPv4Network("127.0.0.0/8")!.contains(address) { return nil }
+        if allowsLoopback, address >> 24 == 127 { return nil }
         if let refused = Self.refusedRanges.first(where: { $0.network.contains(address) }) {
             return "\(dotted) is \(refused.reason)"
         }
