@@ -26,6 +26,8 @@ public final class CameraCoreServer: Sendable {
     let logger: Logger
     /// The last verification secret sent per e-mail (tests read it; mail delivery replaces the log).
     let verifications: VerificationOutbox
+    /// Reels being compiled: how far each is (0…1).
+    let reelProgress = ProgressTable()
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
 
     /// Opens the data directory and the database (migrating it) and prepares every service.
@@ -76,7 +78,8 @@ public final class CameraCoreServer: Sendable {
 
     /// Every route of the API.
     var routes: [Route] {
-        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.routes(server: self) + cameras.discoveryRoutes()
+        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.checkRoutes() + cameras.routes(server: self)
+            + cameras.discoveryRoutes()
             + [
                 Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in
                     try json(["status": "ok", "database": self.store.database.name])
@@ -247,4 +250,15 @@ public final class CameraCoreServer: Sendable {
 /// Verification secrets sent, by e-mail.
 final class VerificationOutbox: Sendable {
     let sent = Mutex<[String: String]>([:])
+}
+
+/// How far each piece of background work is (0…1), by id; shared with the tasks doing it.
+final class ProgressTable: Sendable {
+    private let table = Mutex<[String: Double]>([:])
+
+    func set(_ id: String, _ fraction: Double?) {
+        table.withLock { $0[id] = fraction.map { min(max($0, 0), 1) } }
+    }
+
+    func get(_ id: String) -> Double? { table.withLock { $0[id] } }
 }

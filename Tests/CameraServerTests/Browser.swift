@@ -3,6 +3,7 @@ import CameraTesting
 import Foundation
 import NIOHTTP1
 import Networking
+import Testing
 
 /// Headless Chromium driven through chromedriver's W3C WebDriver API on a loopback port: the browser
 /// a person would use, loading the real web UI from the test server.
@@ -16,7 +17,15 @@ final class Browser: @unchecked Sendable {
         var description: String
     }
 
-    /// Starts chromedriver and one headless Chromium window of `width`×`height`.
+    /// A phone (390×844 CSS pixels, touch, like an iPhone 14; pictures at 2× to keep them small) and a desktop window.
+    enum Screen: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case phone, desktop
+        var size: (width: Int, height: Int) { self == .phone ? (390, 844) : (1280, 800) }
+        var testDescription: String { "\(rawValue) \(size.width)×\(size.height)" }
+    }
+
+    /// Starts chromedriver and one headless Chromium window of `width`×`height`. Below 500 px
+    /// (Chromium's smallest window) the page is emulated as a touch phone of that size.
     static func start(width: Int = 1280, height: Int = 860) async throws -> Browser {
         let browser = Browser()
         try await browser.launch(width: width, height: height)
@@ -43,7 +52,7 @@ final class Browser: @unchecked Sendable {
             if let status = try? await call(.GET, "/status"), (status["ready"] as? Bool) == true { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let options: [String: Any] = [
+        var options: [String: Any] = [
             "binary": "/usr/bin/chromium",
             "args": [
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -51,6 +60,11 @@ final class Browser: @unchecked Sendable {
                 "--no-first-run", "--mute-audio",
             ],
         ]
+        if width < 500 {
+            options["mobileEmulation"] = [
+                "deviceMetrics": ["width": width, "height": height, "pixelRatio": 2, "touch": true]
+            ]
+        }
         let created = try await call(
             .POST, "/session",
             ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]])
@@ -77,8 +91,8 @@ final class Browser: @unchecked Sendable {
     }
 
     /// Runs `body` with a new browser and always quits it afterwards, also when `body` throws.
-    static func with<T>(_ body: (Browser) async throws -> T) async throws -> T {
-        let browser = try await start()
+    static func with<T>(_ screen: Screen = .desktop, _ body: (Browser) async throws -> T) async throws -> T {
+        let browser = try await start(width: screen.size.width, height: screen.size.height)
         do {
             let result = try await body(browser)
             await browser.quit()
@@ -127,8 +141,60 @@ final class Browser: @unchecked Sendable {
         try await call(.POST, session + "/element/\(try await element(css))/value", ["text": text])
     }
 
+    /// Clicks the element after scrolling it to the middle of the window, as a person would
+    /// before tapping (WebDriver's own scrolling leaves it at the edge, under a phone's tab bar).
     func click(_ css: String) async throws {
-        try await call(.POST, session + "/element/\(try await element(css))/click", [:])
+        let id = try await element(css)
+        try await run(
+            "arguments[0].scrollIntoView({block: 'center', inline: 'center'})",
+            [["element-6066-11e4-a52e-4f735466cecf": id]])
+        try await call(.POST, session + "/element/\(id)/click", [:])
+    }
+
+    /// A click (a tap on a phone) at a point of the element, given as fractions of its width and height.
+    func click(_ css: String, atFraction x: Double, _ y: Double) async throws {
+        let id = try await element(css)
+        try await run("arguments[0].scrollIntoView({block: 'center'})", [["element-6066-11e4-a52e-4f735466cecf": id]])
+        let rect = try await call(.GET, session + "/element/\(id)/rect")
+        let width = rect["width"] as? Double ?? 0
+        let height = rect["height"] as? Double ?? 0
+        // W3C actions measure from the element's centre.
+        let dx = Int((x - 0.5) * width)
+        let dy = Int((y - 0.5) * height)
+        let origin = ["element-6066-11e4-a52e-4f735466cecf": id]
+        try await call(
+            .POST, session + "/actions",
+            [
+                "actions": [
+                    [
+                        "type": "pointer", "id": "finger", "parameters": ["pointerType": "mouse"],
+                        "actions": [
+                            ["type": "pointerMove", "duration": 0, "origin": origin, "x": dx, "y": dy],
+                            ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
+                        ],
+                    ]
+                ]
+            ])
+        _ = try? await call(.DELETE, session + "/actions")
+    }
+
+    /// Accepts the page's confirmation dialog (ours, not the browser's).
+    func confirm() async throws {
+        try await wait(for: "the confirmation dialog", "return document.getElementById('confirm-dialog').open")
+        try await click("#confirm-yes")
+        try await wait(for: "the dialog to close", "return !document.getElementById('confirm-dialog').open")
+    }
+
+    /// The page is no wider than the window: nothing to scroll sideways to.
+    func overflow() async throws -> Int {
+        // A desktop's vertical scroll bar makes the page narrower than the window: that is no overflow.
+        try await run("return Math.max(0, document.documentElement.scrollWidth - window.innerWidth)") as? Int ?? -1
+    }
+
+    /// Saves a screenshot as `name`-`screen`.png in the screenshot folder.
+    func screenshot(_ name: String, _ screen: Screen) async throws {
+        try await screenshot().write(
+            to: URL(fileURLWithPath: WebUITests.screenshots + "/\(name)-\(screen.rawValue).png"))
     }
 
     /// Polls `condition` (a script returning true when done) until it holds or `timeout` passes.

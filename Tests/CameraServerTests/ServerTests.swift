@@ -151,7 +151,43 @@ struct ServerTests {
             },
             "PUT /api/settings": status(
                 .PUT, "/api/settings", 200,
-                json: ["gameProfileName": "B", "videoQuality": "480p", "preRollDuration": 1, "postRollDuration": 1]),
+                json: [
+                    "gameProfileName": "Valorant", "videoQuality": "480p", "preRollDuration": 1, "postRollDuration": 1,
+                ]),
+            "GET /api/profiles": {
+                (try await server.request(.GET, "/api/profiles", token: b.token).array).contains {
+                    $0["name"] as? String == "Apex Legends"
+                }
+            },
+            "GET /api/reels": {
+                let reels = try await server.request(.GET, "/api/reels", token: b.token)
+                return reels.status == 200 && reels.array.isEmpty && !reels.text.contains(reelID)
+            },
+            "DELETE /api/reels/{id}": status(.DELETE, "/api/reels/\(reelID)", 404),
+            "GET /api/lebot/workouts": {
+                let list = try await server.request(.GET, "/api/lebot/workouts", token: b.token)
+                return list.status == 200 && list.array.isEmpty
+            },
+            "GET /api/lebot/workouts/{id}/video": status(.GET, "/api/lebot/workouts/\(workoutID)/video", 404),
+            "DELETE /api/lebot/workouts/{id}": status(.DELETE, "/api/lebot/workouts/\(workoutID)", 404),
+            // B tests a connection naming A's camera: refused, and A's stored password is never sent.
+            "POST /api/cameras/test": status(.POST, "/api/cameras/test", 404, json: ["cameraID": cameraID]),
+            "PUT /api/cameras/order": status(.PUT, "/api/cameras/order", 404, json: ["ids": [cameraID]]),
+            // Account routes act on B's own account only (A's is checked at the end).
+            "POST /api/auth/password": status(
+                .POST, "/api/auth/password", 403,
+                json: ["currentPassword": "wrong-guess", "newPassword": "new-password-b"]),
+            "DELETE /api/me": status(.DELETE, "/api/me", 403, json: ["password": "password-owner-a"]),
+            "POST /api/auth/logout-all": {
+                let other = try await server.request(
+                    .POST, "/api/auth/login",
+                    json: ["email": "intruder-b@example.com", "password": "password-intruder-b"])
+                let token = other.object["accessToken"] as? String ?? ""
+                let out = try await server.request(.POST, "/api/auth/logout-all", token: token).status
+                let ended = try await server.request(.GET, "/api/me", token: token).status
+                let others = try await server.request(.GET, "/api/me", token: a.token).status
+                return out == 204 && ended == 401 && others == 200
+            },
             "GET /api/clips": { try await server.request(.GET, "/api/clips", token: b.token).array.isEmpty },
             "GET /api/clips/{id}": status(.GET, "/api/clips/clip-a", 404),
             "DELETE /api/clips/{id}": status(.DELETE, "/api/clips/clip-a", 404),
@@ -209,10 +245,14 @@ struct ServerTests {
                 json: ["game": "Other", "events": [], "timestamp": "2026-01-01T00:00:00Z", "duration": 1]),
         ]
         var unauthenticated: [String] = []
-        // B's own clip-a (PUT) would make B's later DELETE legitimately succeed: that one goes last.
+        // B's own clip-a (PUT) would make B's later DELETE legitimately succeed, and signing out
+        // everywhere ends B's sessions: those two go last.
         let guarded = server.server.routes.filter { $0.access == .user }
         func isClipWrite(_ route: Route) -> Bool { route.method == .put && route.path == "/api/clips/:id" }
-        let ordered = guarded.filter { !isClipWrite($0) } + guarded.filter(isClipWrite)
+        func isLogoutAll(_ route: Route) -> Bool { route.path == "/api/auth/logout-all" }
+        let ordered =
+            guarded.filter { !isClipWrite($0) && !isLogoutAll($0) } + guarded.filter(isClipWrite)
+            + guarded.filter(isLogoutAll)
         for route in ordered {
             let key = "\(route.method.rawValue) \(route.openAPIPath)"
             let attempt = try #require(attempts[key], "no authorisation case for \(key): add one")

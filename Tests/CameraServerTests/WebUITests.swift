@@ -6,9 +6,10 @@ import Testing
 
 @testable import CameraServer
 
-/// The web UI as a person uses it, in headless Chromium: the real pages, scripts, cookies, media
-/// elements and Media Source Extensions, against a real server and a real RTSP camera.
-@Suite("Web UI in Chromium", .serialized)
+/// The web app as a person uses it, in headless Chromium at a phone's size (390×844, touch) and a
+/// desktop's (1280×800): the real pages, scripts, cookies, media elements and Media Source
+/// Extensions, against a real server and a real RTSP camera (GStreamer, Digest).
+@Suite("Web app in Chromium", .serialized)
 struct WebUITests {
     /// Where screenshots go: `$CAMERACORE_SCREENSHOTS` (how the README's pictures are made) or a temp folder.
     static let screenshots: String = {
@@ -17,76 +18,436 @@ struct WebUITests {
         return folder
     }()
 
-    @Test("sign in, see the synced clip in the gallery and play it, watch live video in the camera grid")
-    func signInGalleryPlayerAndLiveGrid() async throws {
+    /// Signs in through the first screen's form.
+    static func signIn(_ browser: Browser, _ server: TestServer, as name: String, password: String? = nil) async throws
+    {
+        try await browser.open(server.base)
+        try await browser.wait(for: "the first screen", "return !document.getElementById('welcome').hidden")
+        try await browser.type("#auth-email", "\(name)@example.com")
+        try await browser.type("#auth-password", password ?? "password-\(name)")
+        try await browser.click("#auth-submit")
+        try await browser.wait(for: "the signed-in app", "return !document.getElementById('tabs').hidden")
+    }
+
+    static func tab(_ browser: Browser, _ name: String) async throws {
+        try await browser.click("#tabs a[data-tab=\(name)]")
+        try await browser.wait(for: "the \(name) tab", "return !document.getElementById('\(name)').hidden")
+    }
+
+    static func text(_ browser: Browser, _ css: String) async throws -> String {
+        try await browser.run("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", [css])
+            as? String ?? ""
+    }
+
+    @Test(
+        "first screen, sign-up errors next to the field, every tab fits the screen, the synced clip plays",
+        arguments: Browser.Screen.allCases)
+    func firstScreenAndEveryTab(screen: Browser.Screen) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        // What `cgame sync` leaves on the server: a clip with its file and thumbnail.
+        let user = try await server.user("player")
+        #expect(try await server.request(.PUT, "/api/clips/c1", token: user.token, json: clipMetadata).status == 200)
+        #expect(
+            try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: try ServerMedia.clip.get())
+                .status == 200)
+        #expect(
+            try await server.request(
+                .PUT, "/api/clips/c1/thumbnail", token: user.token, body: try ServerMedia.jpeg.get()
+            ).status == 200)
+
+        try await Browser.with(screen) { browser in
+            try await browser.open(server.base)
+            try await browser.wait(for: "the first screen", "return !document.getElementById('welcome').hidden")
+            let welcome = try await Self.text(browser, "#welcome")
+            #expect(welcome.contains("Highlights") && welcome.contains("Coach") && welcome.contains("Cameras"))
+            #expect(try await browser.overflow() == 0, "the first screen scrolls sideways")
+            try await browser.screenshot("welcome", screen)
+
+            // Sign up with a short password: our words under the field, not the browser's bubble.
+            try await browser.click("#auth-switch")
+            try await browser.type("#auth-email", "newcomer@example.com")
+            try await browser.type("#auth-password", "short")
+            try await browser.click("#auth-submit")
+            #expect(try await Self.text(browser, "#auth-password-error") == "Use at least 8 characters.")
+            // An address already taken: the server's answer, in words, and still on the first screen.
+            try await browser.run("document.getElementById('auth-email').value = ''")
+            try await browser.run("document.getElementById('auth-password').value = ''")
+            try await browser.type("#auth-email", "player@example.com")
+            try await browser.type("#auth-password", "long-enough-password")
+            try await browser.click("#auth-submit")
+            try await browser.wait(
+                for: "the taken-address error", "return document.getElementById('auth-error').innerText.length > 0")
+            #expect(try await Self.text(browser, "#auth-error").contains("already an account"))
+            // Sign in with the wrong password.
+            try await browser.click("#auth-switch")
+            try await browser.click("#auth-submit")
+            try await browser.wait(
+                for: "the sign-in error", "return document.getElementById('auth-error').innerText.length > 0")
+            #expect(try await Self.text(browser, "#auth-error") == "That e-mail and password do not match an account.")
+            #expect(try await browser.run("return document.getElementById('tabs').hidden") as? Bool == true)
+
+            try await Self.signIn(browser, server, as: "player")
+            try await browser.wait(
+                for: "the gallery with the clip's thumbnail",
+                """
+                const image = document.querySelector('article.clip[data-clip-id="c1"] img');
+                return !!image && image.complete && image.naturalWidth > 0
+                """)
+            let card = try await Self.text(browser, "article.clip")
+            #expect(card.contains("Double Kill") && card.contains("Fortnite"), "\(card)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("highlights", screen)
+            // The player: the thumbnail plays the uploaded file (through Range requests).
+            try await browser.click("article.clip img")
+            try await browser.wait(
+                for: "the clip to play", "return document.getElementById('player-video').currentTime > 0.3")
+            let box =
+                try await browser.run(
+                    "const r = document.getElementById('player').getBoundingClientRect(); return [r.left, r.right, window.innerWidth]"
+                ) as? [Double] ?? []
+            #expect(box.count == 3 && box[0] >= 0 && box[1] <= box[2], "the player is off-screen: \(box)")
+            try await browser.click("#player-close")
+
+            for name in ["coach", "cameras", "settings"] {
+                try await Self.tab(browser, name)
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(try await browser.overflow() == 0, "the \(name) tab scrolls sideways at \(screen)")
+                // The tabs stay in reach: on a phone at the bottom of the screen, on a desktop in the header.
+                let tabs =
+                    try await browser.run(
+                        "const r = document.getElementById('tabs').getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]"
+                    ) as? [Double] ?? []
+                if screen == .phone {
+                    #expect(tabs.count == 3 && abs(tabs[1] - tabs[2]) < 2, "tab bar not at the bottom: \(tabs)")
+                } else {
+                    #expect(tabs.count == 3 && tabs[0] < 80, "tabs not in the header: \(tabs)")
+                }
+                try await browser.screenshot(name, screen)
+            }
+
+            // Settings: the game is chosen from the server's list and reaches the account's settings.
+            try await browser.wait(
+                for: "the game list", "return document.querySelectorAll('#gameProfileName option').length >= 3")
+            try await browser.run(
+                "const s = document.getElementById('gameProfileName'); s.value = 'Valorant'; s.dispatchEvent(new Event('change'))"
+            )
+            try await browser.run("document.getElementById('preRollDuration').value = '40'")
+            try await browser.click("#settings-form button[type=submit]")
+            #expect(
+                try await Self.text(browser, "#preRollDuration-error") == "Enter a number of seconds from 0 to 30.")
+            try await browser.run("document.getElementById('preRollDuration').value = '6'")
+            try await browser.click("#settings-form button[type=submit]")
+            try await browser.wait(
+                for: "the saved message",
+                "return document.getElementById('status').innerText.startsWith('Settings saved')")
+            let saved = try await server.request(.GET, "/api/settings", token: user.token).object
+            #expect(saved["gameProfileName"] as? String == "Valorant" && saved["preRollDuration"] as? Double == 6)
+        }
+    }
+
+    @Test(
+        "cameras: test → save → live → edit → reorder → full screen → delete; a wrong password reads 'login refused'",
+        arguments: Browser.Screen.allCases)
+    func cameraLifecycle(screen: Browser.Screen) async throws {
         let camera = RTSPTestServer(auth: .digest, pattern: "ball", width: 640, height: 360)
         try camera.start()
         defer { camera.stop() }
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
+        let user = try await server.user("watcher")
 
-        // What `cgame sync` leaves on the server: a clip with its file and thumbnail. And a camera.
-        let user = try await server.user("player")
-        #expect(try await server.request(.PUT, "/api/clips/c1", token: user.token, json: clipMetadata).status == 200)
-        let clip = try ServerMedia.clip.get()
-        #expect(try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: clip).status == 200)
-        let thumbnail = try ServerMedia.jpeg.get()
-        #expect(
-            try await server.request(.PUT, "/api/clips/c1/thumbnail", token: user.token, body: thumbnail).status == 200)
-        let added = try await server.request(
-            .POST, "/api/cameras", token: user.token,
-            json: ["name": "Driveway", "rtspURL": camera.url(), "username": camera.user, "password": camera.password])
-        #expect(added.status == 201, "\(added.text)")
-        let cameraID = added.object["id"] as? String ?? ""
-
-        // Quit even when a step fails: a chromedriver left behind outlives the test process.
-        try await Browser.with { browser in
-            try await browser.open(server.base)
-            try await browser.wait(for: "the sign-in form", "return !!document.getElementById('login-email')")
-            // A wrong password first: the form says so and stays.
-            try await browser.type("#login-email", "player@example.com")
-            try await browser.type("#login-password", "not-the-password")
-            try await browser.click("#login-button")
+        try await Browser.with(screen) { browser in
+            try await Self.signIn(browser, server, as: "watcher")
+            try await Self.tab(browser, "cameras")
             try await browser.wait(
-                for: "the sign-in error", "return document.getElementById('login-error').textContent.length > 0")
-            #expect(try await browser.run("return document.getElementById('tabs').hidden") as? Bool == true)
+                for: "the empty state", "return !document.getElementById('cameras-empty').hidden")
 
-            try await browser.run("document.getElementById('login-password').value = ''")
-            try await browser.type("#login-password", "password-player")
-            try await browser.click("#login-button")
+            // Add: a wrong password first. The test says why, in words, before anything is saved.
+            try await browser.click("#add-camera")
+            try await browser.type("#camera-name", "Driveway")
+            try await browser.type("#camera-url", camera.url())
+            try await browser.type("#camera-user", camera.user)
+            try await browser.type("#camera-password", "wrong-password")
+            try await browser.click("#camera-test")
             try await browser.wait(
-                for: "the gallery with the clip's thumbnail",
-                """
-                const image = document.querySelector('article.clip[data-clip-id="c1"] img');
-                return !document.getElementById('tabs').hidden && !!image && image.complete && image.naturalWidth > 0
-                """)
-            let card = try await browser.run("return document.querySelector('article.clip').innerText") as? String ?? ""
-            #expect(card.contains("Double Kill"), "\(card)")
-            #expect(card.contains("Fortnite"), "\(card)")
-            try await browser.screenshot().write(to: URL(fileURLWithPath: Self.screenshots + "/clips.png"))
-
-            // The player: clicking the thumbnail plays the uploaded file (through Range requests).
-            try await browser.click("article.clip img")
+                for: "the test result",
+                "return document.getElementById('camera-test-result').innerText.startsWith('Login refused')")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("camera-test", screen)
+            #expect(try await server.request(.GET, "/api/cameras", token: user.token).array.isEmpty)
+            // The right password: Save tests again, then saves.
+            try await browser.run("document.getElementById('camera-password').value = ''")
+            try await browser.type("#camera-password", camera.password)
+            try await browser.click("#camera-save")
             try await browser.wait(
-                for: "the clip to play", "return document.getElementById('player-video').currentTime > 0.3")
-            try await browser.run("document.getElementById('player').close()")
+                for: "the dialog to close", "return !document.getElementById('camera-dialog').open")
+            let saved = try await server.request(.GET, "/api/cameras", token: user.token).array
+            let firstID = try #require(saved.first?["id"] as? String)
 
-            // The camera grid: live fMP4 over the WebSocket into Media Source Extensions.
-            try await browser.click("#tabs button[data-tab=cameras]")
-            let video = "document.querySelector('video[data-camera-id=\"\(cameraID)\"]')"
+            // Live video in the grid, with its health in words.
+            let video = "document.querySelector('video[data-camera-id=\"\(firstID)\"]')"
             try await browser.wait(
                 for: "live video in the grid", timeout: .seconds(30),
-                "const v = \(video); return !!v && v.currentTime > 0.2"
-            )
+                "const v = \(video); return !!v && v.currentTime > 0.2")
             let first = try await browser.run("return \(video).currentTime") as? Double ?? 0
             try await Task.sleep(for: .seconds(2))
             let second = try await browser.run("return \(video).currentTime") as? Double ?? 0
             #expect(second - first > 1.0, "live video stalled: currentTime \(first) → \(second)")
-            let size = try await browser.run("return [\(video).videoWidth, \(video).videoHeight]") as? [Int]
-            #expect(size == [640, 360])
+            #expect(
+                try await browser.run("return [\(video).videoWidth, \(video).videoHeight]") as? [Int] == [640, 360])
             try await browser.wait(
-                for: "the health badge", "return document.querySelector('#grid .badge').textContent === 'playing'")
-            try await browser.screenshot().write(to: URL(fileURLWithPath: Self.screenshots + "/cameras.png"))
+                for: "the health line", "return document.querySelector('.cell .health').innerText === 'playing'")
+
+            // Edit: a new name, the password kept.
+            try await browser.click("#camera-list li[data-camera-id=\"\(firstID)\"] button:nth-of-type(3)")
+            try await browser.wait(for: "the editor", "return document.getElementById('camera-dialog').open")
+            #expect(
+                try await browser.run("return document.getElementById('camera-url').value") as? String == camera.url())
+            try await browser.run("document.getElementById('camera-name').value = ''")
+            try await browser.type("#camera-name", "Front gate")
+            try await browser.click("#camera-save")
+            try await browser.wait(
+                for: "the renamed camera",
+                "return document.getElementById('camera-list').innerText.includes('Front gate')")
+            let edited = try await server.request(.GET, "/api/cameras/\(firstID)", token: user.token).object
+            #expect(edited["name"] as? String == "Front gate" && edited["hasPassword"] as? Bool == true)
+
+            // A second camera with a wrong password: its tile says so in words.
+            let bad = try await server.request(
+                .POST, "/api/cameras", token: user.token,
+                json: [
+                    "name": "Garage", "rtspURL": camera.url().replacingOccurrences(of: "127.0.0.1", with: "localhost"),
+                    "username": camera.user, "password": "nope",
+                ])
+            let secondID = try #require(bad.object["id"] as? String)
+            try await Self.tab(browser, "highlights")
+            try await Self.tab(browser, "cameras")
+            try await browser.wait(
+                for: "'login refused' on the Garage tile", timeout: .seconds(30),
+                "const c = document.querySelector('.cell[data-camera-id=\"\(secondID)\"] .health'); return !!c && c.innerText.startsWith('login refused')"
+            )
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("cameras", screen)
+
+            // Reorder: Garage up. The order is saved and the positions stay distinct.
+            try await browser.click(
+                "#camera-list li[data-camera-id=\"\(secondID)\"] button[aria-label^='Move Garage up']")
+            try await browser.wait(
+                for: "Garage first",
+                "return document.querySelector('#camera-list li').dataset.cameraId === '\(secondID)'")
+            let order = try await server.request(.GET, "/api/cameras", token: user.token).array
+            #expect(order.compactMap { $0["id"] as? String } == [secondID, firstID])
+            #expect(order.compactMap { $0["gridPosition"] as? Int } == [0, 1])
+
+            // Full screen, through the Fullscreen API: the tile fills the screen.
+            try await browser.wait(
+                for: "the Front gate tile",
+                "return !!document.querySelector('.cell[data-camera-id=\"\(firstID)\"] .full-button')")
+            try await browser.click(".cell[data-camera-id=\"\(firstID)\"] .full-button")
+            try await browser.wait(
+                for: "full screen",
+                "const f = document.fullscreenElement; return !!f && f.dataset.cameraId === '\(firstID)'")
+            let size =
+                try await browser.run(
+                    "const r = document.fullscreenElement.getBoundingClientRect(); return [r.width, r.height, window.innerWidth, window.innerHeight]"
+                ) as? [Double] ?? []
+            #expect(size.count == 4 && size[0] == size[2] && size[1] == size[3], "not full screen: \(size)")
+            try await browser.run("document.exitFullscreen()")
+
+            // Delete, after a confirmation.
+            try await browser.click("#camera-list li[data-camera-id=\"\(secondID)\"] button:nth-of-type(4)")
+            try await browser.confirm()
+            try await browser.wait(
+                for: "Garage gone", "return !document.querySelector('#camera-list li[data-camera-id=\"\(secondID)\"]')")
+            #expect(try await server.request(.GET, "/api/cameras", token: user.token).array.count == 1)
         }
+    }
+
+    @Test(
+        "highlights: upload a clip → thumbnail → rename → compile a reel → it plays → delete",
+        arguments: Browser.Screen.allCases)
+    func uploadRenameReelDelete(screen: Browser.Screen) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("uploader")
+        let file = server.directory + "/Ace round.mp4"
+        try Data(try ServerMedia.clip.get()).write(to: URL(fileURLWithPath: file))
+
+        try await Browser.with(screen) { browser in
+            try await Self.signIn(browser, server, as: "uploader")
+            try await browser.wait(for: "the empty gallery", "return !document.getElementById('clips-empty').hidden")
+            try await browser.type("#clip-file", file)
+            try await browser.wait(
+                for: "the uploaded clip with its thumbnail", timeout: .seconds(30),
+                """
+                const card = [...document.querySelectorAll('article.clip')].find(c => c.innerText.includes('Ace round'));
+                const image = card && card.querySelector('img');
+                return !!image && image.complete && image.naturalWidth > 0
+                """)
+            let clips = try await server.request(.GET, "/api/clips", token: user.token).array
+            #expect(clips.count == 1 && clips.first?["uploadedAt"] != nil && clips.first?["thumbnailURL"] != nil)
+            let id = try #require(clips.first?["id"] as? String)
+
+            // Rename.
+            try await browser.click("article.clip[data-clip-id=\"\(id)\"] .tools button")
+            try await browser.wait(for: "the rename dialog", "return document.getElementById('confirm-dialog').open")
+            try await browser.type("#confirm-input", "Clutch")
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the new name", "return document.querySelector('article.clip .name').innerText === 'Clutch'")
+
+            // Select, compile with a title, wait for it, play it.
+            try await browser.click("article.clip .select input")
+            try await browser.wait(for: "the reel bar", "return !document.getElementById('reel-bar').hidden")
+            #expect(try await browser.overflow() == 0)
+            try await browser.type("#reel-title", "Best of")
+            try await browser.click("#compile")
+            try await browser.wait(
+                for: "the finished reel", timeout: .seconds(60),
+                "const r = document.querySelector('#reels li'); return !!r && r.dataset.status === 'ready'")
+            #expect(try await Self.text(browser, "#reels li").contains("Best of"))
+            try await browser.screenshot("reels", screen)
+            try await browser.click("#reels li button")
+            try await browser.wait(
+                for: "the reel to play", "return document.getElementById('player-video').currentTime > 0.3")
+            try await browser.click("#player-close")
+
+            // Delete the clip.
+            try await browser.click("article.clip[data-clip-id=\"\(id)\"] .tools button:last-child")
+            try await browser.confirm()
+            try await browser.wait(for: "the empty gallery", "return !document.getElementById('clips-empty').hidden")
+            #expect(try await server.request(.GET, "/api/clips", token: user.token).array.isEmpty)
+        }
+    }
+
+    @Test(
+        "coach: choose a workout, tap the rim, analyse → shots listed → tapping a shot plays it; history survives a reload",
+        arguments: Browser.Screen.allCases)
+    func coachRimShotsAndReplay(screen: Browser.Screen) async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(
+            try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 4, seed: 11).first)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("shooter")
+
+        try await Browser.with(screen) { browser in
+            try await Self.signIn(browser, server, as: "shooter")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", workout.path)
+            try await browser.wait(
+                for: "the first frame", "return !document.getElementById('rim-step').hidden")
+            #expect(try await browser.run("return document.getElementById('analyse').disabled") as? Bool == true)
+            // Tap the middle of the rim.
+            try await browser.click(
+                "#workout-video", atFraction: workout.rim[0] + workout.rim[2] / 2, workout.rim[1] + workout.rim[3] / 2)
+            try await browser.wait(
+                for: "the rim box",
+                "return !document.getElementById('rim-box').hidden && !document.getElementById('analyse').disabled")
+            try await browser.screenshot("coach-rim", screen)
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the shots", timeout: .seconds(90),
+                "return !document.getElementById('workout-result').hidden && document.querySelectorAll('#shots tbody tr').length > 0"
+            )
+            let shots = workout.events.filter { ![.dribble, .pass].contains($0.kind) }
+            let rows = try await browser.run("return document.querySelectorAll('#shots tbody tr').length") as? Int ?? 0
+            #expect(rows == shots.count, "\(rows) shots listed, \(shots.count) taken")
+            let summary = try await Self.text(browser, "#workout-summary")
+            #expect(summary.hasPrefix("\(shots.count) shots, \(shots.filter(\.made).count) made"), "\(summary)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach", screen)
+
+            // Tap the second shot: the video jumps to a second before its release.
+            let release =
+                try await browser.run(
+                    "return Number(document.querySelectorAll('#shots tbody tr')[1].dataset.time)") as? Double ?? -1
+            try await browser.click("#shots tbody tr:nth-child(2)")
+            try await browser.wait(
+                for: "the replay at the shot",
+                "const v = document.getElementById('replay'); return Math.abs(v.currentTime - \(max(0, release - 1))) < 0.6 && !v.paused"
+            )
+
+            // After a reload the workout is in the history and opens again, video included.
+            try await browser.open(server.base + "/#coach")
+            try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
+            try await browser.click("#workouts li button")
+            try await browser.wait(
+                for: "the stored result",
+                "return document.querySelectorAll('#shots tbody tr').length === \(rows) && document.getElementById('replay').src.includes('/video')"
+            )
+        }
+    }
+
+    @Test("sign out leaves nothing of the first user; the second changes the password and deletes the account")
+    func signOutThenAccount() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let first = try await server.user("first")
+        _ = try await server.user("second")
+        #expect(try await server.request(.PUT, "/api/clips/mine", token: first.token, json: clipMetadata).status == 200)
+        _ = try await server.request(
+            .POST, "/api/cameras", token: first.token, json: ["name": "Secret Shed", "rtspURL": "rtsp://127.0.0.1:9/x"])
+        _ = try await server.request(
+            .POST, "/api/lebot/workouts?rim=0.4,0.2,0.1,0.03", token: first.token, body: try ServerMedia.clip.get())
+
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "first")
+            try await browser.wait(for: "the first user's clip", "return !!document.querySelector('article.clip')")
+            try await Self.tab(browser, "cameras")
+            try await browser.wait(
+                for: "the first user's camera", "return document.body.innerText.includes('Secret Shed')")
+            try await Self.tab(browser, "coach")
+            try await browser.wait(for: "the first user's workout", "return !!document.querySelector('#workouts li')")
+            try await browser.click("#logout")
+            try await browser.wait(for: "the first screen", "return !document.getElementById('welcome').hidden")
+            #expect(try await browser.run("return localStorage.length + sessionStorage.length") as? Int == 0)
+
+            try await Self.signIn(browser, server, as: "second")
+            for name in ["highlights", "coach", "cameras", "settings"] {
+                try await Self.tab(browser, name)
+                try await Task.sleep(for: .milliseconds(500))
+                let page = try await browser.run("return document.body.innerText") as? String ?? ""
+                #expect(
+                    !page.contains("Secret Shed") && !page.contains("Double Kill") && !page.contains("first@"),
+                    "the \(name) tab shows the first user's things")
+            }
+            #expect(
+                try await browser.run(
+                    "return document.querySelectorAll('article.clip, #workouts li, #camera-list li').length") as? Int
+                    == 0)
+
+            // Change the password: a wrong current one is named; then it works.
+            try await browser.type("#currentPassword", "not-my-password")
+            try await browser.type("#newPassword", "second-new-password")
+            try await browser.click("#password-form button[type=submit]")
+            try await browser.wait(
+                for: "the current-password error",
+                "return document.getElementById('currentPassword-error').innerText.length > 0")
+            #expect(try await Self.text(browser, "#currentPassword-error") == "That is not your current password")
+            try await browser.run("document.getElementById('currentPassword').value = ''")
+            try await browser.type("#currentPassword", "password-second")
+            try await browser.click("#password-form button[type=submit]")
+            try await browser.wait(
+                for: "the changed message",
+                "return document.getElementById('status').innerText.startsWith('Password changed')")
+
+            // Delete the account: the dialog asks for the password and keeps the account on a wrong one.
+            try await browser.click("#delete-account")
+            try await browser.wait(for: "the delete dialog", "return document.getElementById('confirm-dialog').open")
+            try await browser.type("#confirm-input", "password-second")
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the wrong-password error", "return document.getElementById('confirm-error').innerText.length > 0")
+            try await browser.run("document.getElementById('confirm-input').value = ''")
+            try await browser.type("#confirm-input", "second-new-password")
+            try await browser.click("#confirm-yes")
+            try await browser.wait(for: "the first screen", "return !document.getElementById('welcome').hidden")
+        }
+        let gone = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "second@example.com", "password": "second-new-password"])
+        #expect(gone.status == 401)
+        #expect(try await server.request(.GET, "/api/clips", token: first.token).array.count == 1)
     }
 }

@@ -2,6 +2,7 @@ import CameraCommon
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WatchBoxKit
 
 struct Credentials: Decodable {
     var email: String
@@ -14,6 +15,17 @@ struct AppleSignIn: Decodable {
 
 struct VerifyRequest: Decodable {
     var token: String
+}
+
+struct PasswordChange: Decodable {
+    var currentPassword: String
+    var newPassword: String
+}
+
+struct AccountDeletion: Decodable {
+    /// The account's password; accounts without one (Sign in with Apple) send `confirm: "delete"`.
+    var password: String?
+    var confirm: String?
 }
 
 struct RefreshRequest: Decodable {
@@ -58,13 +70,50 @@ extension CameraCoreServer {
             Route(method: .post, path: "/api/auth/logout", access: .user, summary: "Sign out (revokes the session)") {
                 _, context in
                 try await self.auth.logOut(sessionID: context.sessionID ?? "")
-                var response = Response(status: .noContent)
-                // Each cookie cleared at the path it was set at, or the browser keeps it.
-                for (name, path) in [(Self.sessionCookie, "/"), (Self.refreshCookie, "/api/auth")] {
-                    response.setCookie(
-                        Cookie(name: name, value: "", maxAge: 0, path: path, httpOnly: true, sameSite: .strict))
+                return self.clearingCookies(Response(status: .noContent))
+            },
+            Route(
+                method: .post, path: "/api/auth/logout-all", access: .user,
+                summary: "Sign out everywhere (every session of the account, this one too)"
+            ) { _, context in
+                try await self.auth.logOutEverywhere(userID: try context.user())
+                return self.clearingCookies(Response(status: .noContent))
+            },
+            Route(
+                method: .post, path: "/api/auth/password", access: .user,
+                summary: "Change the password (current one required); other sessions end"
+            ) { request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(PasswordChange.self, from: request, context: context)
+                do {
+                    try await self.auth.changePassword(
+                        userID: try context.user(), sessionID: context.sessionID ?? "", current: body.currentPassword,
+                        new: body.newPassword)
+                } catch AuthError.wrongCredentials {
+                    throw APIError(.forbidden, "currentPassword: that is not your current password")
                 }
-                return response
+                return Response(status: .noContent)
+            },
+            Route(
+                method: .delete, path: "/api/me", access: .user,
+                summary: "Delete the account with its clips, reels, workouts and cameras"
+            ) { request, context in
+                try self.limitSignIn(context)
+                let body = try await decode(AccountDeletion.self, from: request, context: context)
+                let userID = try context.user()
+                var hasPassword = false
+                if let user = try await self.store.user(id: userID) {
+                    hasPassword = try await self.store.user(email: user.email)?.passwordHash != nil
+                }
+                if hasPassword {
+                    guard try await self.auth.checkPassword(userID: userID, password: body.password ?? "") else {
+                        throw APIError(.forbidden, "password: that is not your password; the account was not deleted")
+                    }
+                } else if body.confirm != "delete" {
+                    throw APIError(.badRequest, "confirm: send \"delete\" to delete an account without a password")
+                }
+                try await self.deleteAccount(userID: userID)
+                return self.clearingCookies(Response(status: .noContent))
             },
             Route(
                 method: .post, path: "/api/auth/verify", access: .anyone,
@@ -88,6 +137,31 @@ extension CameraCoreServer {
     }
 
     static let refreshCookie = "cc_refresh"
+
+    /// `response` with both session cookies removed, each at the path it was set at (or the browser
+    /// keeps it).
+    func clearingCookies(_ response: Response) -> Response {
+        var response = response
+        for (name, path) in [(Self.sessionCookie, "/"), (Self.refreshCookie, "/api/auth")] {
+            response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: path, httpOnly: true, sameSite: .strict))
+        }
+        return response
+    }
+
+    /// Ends the account's sessions and live views, then removes its cameras' passwords, its files
+    /// and its rows.
+    func deleteAccount(userID: String) async throws {
+        try await auth.logOutEverywhere(userID: userID)
+        let cameras = try await ServerCameraRepository(database: store.database, userID: userID).cameras()
+        for camera in cameras {
+            try self.cameras.credentials.removePassword(for: camera.id)
+            self.cameras.restart(camera.id)
+        }
+        try await store.deleteUser(userID: userID)
+        for folder in ["clips", "reels", "workouts"] {
+            try? FileManager.default.removeItem(atPath: files.root + "/\(folder)/\(userID)")
+        }
+    }
 
     func limitSignIn(_ context: AppContext) throws {
         try signInLimiter.check(context.clientAddress, refusal: "too many sign-in attempts")

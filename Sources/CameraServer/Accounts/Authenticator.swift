@@ -193,6 +193,34 @@ final class Authenticator: Sendable {
         }
     }
 
+    /// Ends sessions of `userID` (all but `keep`), their access tokens included.
+    func logOutEverywhere(userID: String, except keep: String? = nil) async throws {
+        let ended = try await store.revokeSessions(userID: userID, except: keep)
+        let now = Date()
+        revoked.withLock { table in
+            for id in ended { table[id] = now }
+        }
+    }
+
+    /// Checks the account's password (false for accounts without one, e.g. Sign in with Apple only).
+    func checkPassword(userID: String, password: String) async throws -> Bool {
+        guard let user = try await store.user(id: userID),
+            let found = try await store.user(email: user.email), let stored = found.passwordHash
+        else { return false }
+        return try await verify(password: password, hash: stored)
+    }
+
+    /// Sets a new password after checking the current one; every other session ends.
+    func changePassword(userID: String, sessionID: String, current: String, new: String) async throws {
+        guard new.count >= 8, new.utf8.count <= 72 else {
+            throw MediaError(
+                .invalidArgument, operation: "change password", message: "newPassword: use 8 to 72 characters")
+        }
+        guard try await checkPassword(userID: userID, password: current) else { throw AuthError.wrongCredentials }
+        try await store.setPasswordHash(userID: userID, hash: try await hash(password: new))
+        try await logOutEverywhere(userID: userID, except: sessionID)
+    }
+
     /// The user and session of a valid, unexpired, unrevoked access token.
     func authenticate(_ token: String) async throws(AuthError) -> (userID: String, sessionID: String) {
         let claims: AccessClaims

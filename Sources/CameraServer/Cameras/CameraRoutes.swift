@@ -23,6 +23,10 @@ final class CameraService: Sendable {
     let live: LiveView
     /// Scans per user per minute.
     let scanLimiter = RateLimiter(perMinute: 6)
+    /// Connection tests per user per minute (each one sends a login to a camera).
+    let testLimiter = RateLimiter(perMinute: 20)
+    /// One prober for every test, so its lockout after refused logins protects cameras across requests.
+    let prober = RTSPProber(timeout: .seconds(5))
     let tables = Tables()
     /// Live views open per user and the cameras they keep streaming.
     let viewers: ViewerTable
@@ -31,7 +35,24 @@ final class CameraService: Sendable {
     /// manager's callbacks, made before the live view, can hold it).
     final class Tables: Sendable {
         let live = Mutex<LiveView?>(nil)
-        let events = Mutex<[UUID: [HealthEvent]]>([:])
+        let events = Mutex<[UUID: [StampedEvent]]>([:])
+        /// Each camera's stream state and when it began.
+        let states = Mutex<[UUID: (StreamState, Date)]>([:])
+    }
+
+    /// A health event and when it happened.
+    struct StampedEvent: Encodable, Sendable {
+        var event: HealthEvent
+        var at: Date
+
+        enum CodingKeys: String, CodingKey { case kind, reason, at }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(event.kind, forKey: .kind)
+            try container.encode(event.reason, forKey: .reason)
+            try container.encode(at, forKey: .at)
+        }
     }
 
     init(store: ServerStore, configuration: ServerConfiguration, workers: MediaWorkers) throws(MediaError) {
@@ -46,11 +67,13 @@ final class CameraService: Sendable {
         let tables = self.tables
         manager = StreamManager(
             onState: { id, state in
+                tables.states.withLock { $0[id] = (state, Date()) }
                 tables.live.withLock { $0 }?.stateChanged(id, state)
             },
             onHealth: { event in
                 tables.events.withLock { table in
-                    table[event.cameraID, default: []] = Array((table[event.cameraID] ?? []).suffix(19) + [event])
+                    table[event.cameraID, default: []] = Array(
+                        (table[event.cameraID] ?? []).suffix(19) + [StampedEvent(event: event, at: Date())])
                 }
             })
         let live = LiveView(manager: manager)
@@ -62,10 +85,12 @@ final class CameraService: Sendable {
         manager.stopAll()
     }
 
-    struct Health: Codable {
+    struct Health: Encodable {
         var state: String
+        /// The state and latest problem in words, and since when.
+        var status: HealthWords
         var statistics: StreamStatistics?
-        var events: [HealthEvent]
+        var events: [StampedEvent]
         var viewers: Int
     }
 
@@ -242,7 +267,8 @@ final class CameraService: Sendable {
                 let viewers = self.live.viewerCount(id)
                 return try json(
                     Health(
-                        state: self.manager.state(id).description, statistics: self.manager.statistics(id),
+                        state: self.manager.state(id).description, status: self.words(id),
+                        statistics: self.manager.statistics(id),
                         events: self.tables.events.withLock { $0[id] ?? [] }, viewers: viewers))
             },
             Route(

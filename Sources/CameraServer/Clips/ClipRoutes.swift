@@ -1,4 +1,5 @@
 import CGameKit
+import CameraAssemble
 import CameraCommon
 import CameraIO
 import Foundation
@@ -136,9 +137,20 @@ struct ClipFiles: Sendable {
     }
 }
 
+/// A game the settings can name, with the events its profile detects.
+struct GameChoice: Codable {
+    var name: String
+    var aliases: [String]
+    var events: [String]
+}
+
 struct ReelRequest: Decodable {
     var clipIDs: [String]
     var title: String?
+    /// `crossfade` (default), `dipToBlack` or `cut`.
+    var transition: String?
+    /// Seconds to fit the reel into; nil keeps every clip whole.
+    var targetDuration: Double?
 }
 
 extension CameraCoreServer {
@@ -150,10 +162,31 @@ extension CameraCoreServer {
             },
             Route(method: .put, path: "/api/settings", access: .user, summary: "Save the user's CGame settings") {
                 request, context in
-                let settings = try await decode(UserSettings.self, from: request, context: context)
+                var settings = try await decode(UserSettings.self, from: request, context: context)
                 try settings.validate()
+                // Only games the server knows: the name reaches `cgame`, which needs a profile for it.
+                let wanted = settings.gameProfileName.trimmingWhitespace().lowercased()
+                guard
+                    let profile = ProfileLibrary.builtIn.first(where: {
+                        $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
+                    })
+                else {
+                    throw APIError(
+                        .badRequest,
+                        "gameProfileName: no game called \"\(settings.gameProfileName.prefix(100))\"; choose one of "
+                            + ProfileLibrary.builtIn.map(\.name).joined(separator: ", "))
+                }
+                settings.gameProfileName = profile.name
                 try await self.store.saveSettings(settings, userID: try context.user())
                 return try json(settings)
+            },
+            Route(method: .get, path: "/api/profiles", access: .user, summary: "The games CGame can watch") { _, _ in
+                try json(
+                    ProfileLibrary.builtIn.map { profile in
+                        GameChoice(
+                            name: profile.name, aliases: profile.aliases,
+                            events: Array(Set(profile.events.map(\.type))).sorted())
+                    })
             },
             Route(method: .get, path: "/api/clips", access: .user, summary: "The user's clips, newest first") {
                 request, context in
@@ -266,6 +299,18 @@ extension CameraCoreServer {
                 guard (1...50).contains(body.clipIDs.count) else {
                     throw APIError(.badRequest, "clipIDs: choose 1 to 50 clips")
                 }
+                let transition: Transition.Kind?
+                switch body.transition ?? "crossfade" {
+                case "cut": transition = nil
+                case let name:
+                    guard let kind = Transition.Kind(rawValue: name) else {
+                        throw APIError(.badRequest, "transition: one of crossfade, dipToBlack, cut")
+                    }
+                    transition = kind
+                }
+                if let target = body.targetDuration, !(5...600).contains(target) {
+                    throw APIError(.badRequest, "targetDuration: 5–600 seconds, or leave it out to keep clips whole")
+                }
                 var items: [VideoCompiler.Item] = []
                 for id in body.clipIDs {
                     guard isValidID(id), let clip = try await self.store.clip(userID: userID, id: id),
@@ -278,18 +323,25 @@ extension CameraCoreServer {
                 }
                 // The reel keeps its place among the media workers until it is made.
                 let reservation = try self.workers.reserve(user: userID)
-                let reel = try await self.store.createReel(userID: userID, clipIDs: body.clipIDs)
+                let title = body.title.map { String($0.trimmingWhitespace().prefix(60)) }.flatMap {
+                    $0.isEmpty ? nil : $0
+                }
+                let reel = try await self.store.createReel(userID: userID, clipIDs: body.clipIDs, title: title)
                 let output = self.files.reel(userID: userID, reelID: reel.id)
-                let title = body.title.map { String($0.prefix(60)) }
+                let options = VideoCompiler.Options(
+                    transition: transition, title: title, targetDuration: body.targetDuration, preset: "ultrafast")
                 let store = self.store
                 let logger = self.logger
                 let compiled = items
+                let progress = self.reelProgress
+                progress.set(reel.id, 0)
                 Task.detached {
                     do {
                         try await reservation.run { () throws -> Void in
                             try ClipFiles.folder(AtomicFile.folder(of: output))
                             try VideoCompiler.compile(
-                                compiled, to: output, options: VideoCompiler.Options(title: title, preset: "ultrafast"))
+                                compiled, to: output, options: options,
+                                progress: { fraction in progress.set(reel.id, fraction) })
                         }
                         try await store.finishReel(id: reel.id, status: "ready", message: nil)
                     } catch {
@@ -298,11 +350,28 @@ extension CameraCoreServer {
                         try? await store.finishReel(
                             id: reel.id, status: "failed", message: "the reel could not be made; try again later")
                     }
+                    progress.set(reel.id, nil)
                 }
                 return try json(reel, status: .accepted)
             },
-            Route(method: .get, path: "/api/reels/:id", access: .user, summary: "A reel's status") { _, context in
-                try json(try await self.ownedReel(context))
+            Route(method: .get, path: "/api/reels", access: .user, summary: "The user's reels, newest first") {
+                _, context in
+                try json(try await self.store.reels(userID: try context.user()).map(self.withProgress))
+            },
+            Route(method: .get, path: "/api/reels/:id", access: .user, summary: "A reel's status and progress") {
+                _, context in
+                try json(self.withProgress(try await self.ownedReel(context)))
+            },
+            Route(method: .delete, path: "/api/reels/:id", access: .user, summary: "Delete a reel and its file") {
+                _, context in
+                let reel = try await self.ownedReel(context)
+                guard reel.status != "compiling" else {
+                    throw APIError(.conflict, "the reel is still being made; delete it when it is done")
+                }
+                let userID = try context.user()
+                _ = try await self.store.deleteReel(userID: userID, id: reel.id)
+                unlink(self.files.reel(userID: userID, reelID: reel.id))
+                return Response(status: .noContent)
             },
             Route(method: .get, path: "/api/reels/:id/file", access: .user, summary: "Download a finished reel") {
                 request, context in
@@ -323,6 +392,13 @@ extension CameraCoreServer {
             throw APIError(.notFound, "no clip \(id)")
         }
         return clip
+    }
+
+    /// The reel with its compile progress, while it is being made.
+    func withProgress(_ reel: Reel) -> Reel {
+        var reel = reel
+        reel.progress = reel.status == "compiling" ? reelProgress.get(reel.id) : nil
+        return reel
     }
 
     func ownedReel(_ context: AppContext) async throws -> Reel {

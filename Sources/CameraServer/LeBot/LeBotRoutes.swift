@@ -47,6 +47,18 @@ struct LeBotService: Sendable {
         var analysis: WorkoutAnalysis
         var tips: [String]
         var chartURL: String
+        /// The uploaded video, kept so a shot can be replayed (nil for workouts analysed before).
+        var videoURL: String?
+        var createdAt: Date?
+        var rim: String?
+    }
+
+    /// One line of the workout history.
+    struct WorkoutSummary: Codable {
+        var id: String
+        var createdAt: Date?
+        var shots: Int
+        var made: Int
     }
 
     var apiKey: String {
@@ -95,6 +107,43 @@ struct LeBotService: Sendable {
                 return Response(
                     status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                     body: .init(byteBuffer: .init(bytes: data)))
+            },
+            Route(
+                method: .get, path: "/api/lebot/workouts", access: .user, summary: "The user's workouts, newest first"
+            ) { _, context in
+                let folder = files.workouts(userID: try context.user())
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+                    $0.hasSuffix(".json")
+                }
+                let summaries = names.compactMap { name -> WorkoutSummary? in
+                    guard
+                        let result = try? JSONFile.read(
+                            WorkoutResult.self, from: folder + "/" + name, operation: "read")
+                    else { return nil }
+                    return WorkoutSummary(
+                        id: result.id, createdAt: result.createdAt, shots: result.analysis.shots.count,
+                        made: result.analysis.shots.filter { $0.outcome == .make }.count)
+                }
+                return try json(summaries.sorted { ($0.createdAt ?? .distantPast) > ($1.createdAt ?? .distantPast) })
+            },
+            Route(
+                method: .get, path: "/api/lebot/workouts/:id/video", access: .user,
+                summary: "The workout's video (Range supported)"
+            ) { request, context in
+                try await files.serve(
+                    files.workouts(userID: try context.user()) + "/\(try pathID(context)).mp4",
+                    contentType: "video/mp4", request: request, context: context)
+            },
+            Route(
+                method: .delete, path: "/api/lebot/workouts/:id", access: .user,
+                summary: "Delete a workout, its video and chart"
+            ) { _, context in
+                let base = files.workouts(userID: try context.user()) + "/\(try pathID(context))"
+                guard FileManager.default.fileExists(atPath: base + ".json") else {
+                    throw APIError(.notFound, "no such workout")
+                }
+                for suffix in [".json", ".svg", ".mp4"] { unlink(base + suffix) }
+                return Response(status: .noContent)
             },
             Route(
                 method: .get, path: "/api/lebot/workouts/:id/chart", access: .user,
@@ -207,15 +256,16 @@ struct LeBotService: Sendable {
             request.body, to: video, limit: configuration.maxWorkoutBytes,
             accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
             refusal: "the upload is not an MP4, QuickTime or WebM video")
-        defer { unlink(video) }
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
                 try WorkoutAnalyzer(rim: rim, threads: 1).analyze(video)
             }
         } catch let error as APIError {
+            unlink(video)
             throw error
         } catch {
+            unlink(video)
             throw APIError(.badRequest, "the upload could not be analysed: \(error)")
         }
         var coach = CoachingTipsManager()
@@ -226,7 +276,9 @@ struct LeBotService: Sendable {
         }
         var stored = analysis
         stored.source = "upload"
-        let result = WorkoutResult(id: id, analysis: stored, tips: tips, chartURL: "/api/lebot/workouts/\(id)/chart")
+        let result = WorkoutResult(
+            id: id, analysis: stored, tips: tips, chartURL: "/api/lebot/workouts/\(id)/chart",
+            videoURL: "/api/lebot/workouts/\(id)/video", createdAt: Date(), rim: rimText)
         try ShotChart(analysis: stored).write(to: folder + "/\(id).svg")
         try JSONFile.write(result, to: folder + "/\(id).json", operation: "save workout")
         return try json(result, status: .created)

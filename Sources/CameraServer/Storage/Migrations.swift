@@ -99,6 +99,8 @@ enum Migrations {
         "ALTER TABLE sessions ADD COLUMN previous_refresh_hash TEXT",
         "ALTER TABLE users ADD COLUMN email_verified_at DOUBLE PRECISION",
         "ALTER TABLE users ADD COLUMN verify_hash TEXT",
+        // 12: a reel's title, so the reel list can name it.
+        "ALTER TABLE reels ADD COLUMN title TEXT",
     ]
 
     /// Brings `database` up to the newest step. Each step and its bookkeeping row commit together.

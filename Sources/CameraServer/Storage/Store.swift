@@ -34,6 +34,9 @@ struct Reel: Sendable, Codable, Equatable {
     var status: String
     var message: String?
     var createdAt: Date
+    var title: String?
+    /// While compiling: 0…1 (from the exporter, in memory; nil after a restart).
+    var progress: Double?
 }
 
 /// Every query the server makes, written once for both databases. Every method that touches a
@@ -140,6 +143,29 @@ final class ServerStore: Sendable {
     func revokeSession(id: String) async throws {
         try await database.write(
             "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [SQLValue(Date()), .text(id)])
+    }
+
+    /// Ends every live session of the user except `keep`; returns the ended sessions' ids.
+    func revokeSessions(userID: String, except keep: String? = nil) async throws -> [String] {
+        try await database.write(
+            "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id <> ? RETURNING id",
+            [SQLValue(Date()), .text(userID), .text(keep ?? "")]
+        ).map { $0.string("id") }
+    }
+
+    func setPasswordHash(userID: String, hash: String) async throws {
+        try await database.write("UPDATE users SET password_hash = ? WHERE id = ?", [.text(hash), .text(userID)])
+    }
+
+    /// Removes the account and every row that belongs to it, children first (one transaction).
+    func deleteUser(userID: String) async throws {
+        try await database.transaction(
+            [
+                "DELETE FROM stream_profiles WHERE user_id = ?", "DELETE FROM cameras WHERE user_id = ?",
+                "DELETE FROM reels WHERE user_id = ?", "DELETE FROM clips WHERE user_id = ?",
+                "DELETE FROM user_settings WHERE user_id = ?", "DELETE FROM sessions WHERE user_id = ?",
+                "DELETE FROM users WHERE id = ?",
+            ].map { ($0, [.text(userID)]) })
     }
 
     /// Sessions revoked that could still have live access tokens (for the in-memory deny list).
@@ -264,21 +290,34 @@ final class ServerStore: Sendable {
         Reel(
             id: row.string("id"),
             clipIDs: (try? JSONDecoder().decode([String].self, from: Data(row.string("clip_ids").utf8))) ?? [],
-            status: row.string("status"), message: row["message"].string, createdAt: row.date("created_at") ?? Date())
+            status: row.string("status"), message: row["message"].string, createdAt: row.date("created_at") ?? Date(),
+            title: row["title"].string)
     }
 
-    func createReel(userID: String, clipIDs: [String]) async throws -> Reel {
+    func createReel(userID: String, clipIDs: [String], title: String?) async throws -> Reel {
         let reel = Reel(
             id: UUID().uuidString.lowercased(), clipIDs: clipIDs, status: "compiling", message: nil,
-            createdAt: Self.now())
+            createdAt: Self.now(), title: title, progress: 0)
         try await database.write(
-            "INSERT INTO reels (id, user_id, clip_ids, status, created_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO reels (id, user_id, clip_ids, status, created_at, title) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .text(reel.id), .text(userID),
                 .text(String(decoding: try JSONEncoder().encode(clipIDs), as: UTF8.self)),
-                .text(reel.status), SQLValue(reel.createdAt),
+                .text(reel.status), SQLValue(reel.createdAt), SQLValue(title),
             ])
         return reel
+    }
+
+    func reels(userID: String) async throws -> [Reel] {
+        try await database.read(
+            "SELECT * FROM reels WHERE user_id = ? ORDER BY created_at DESC, id LIMIT 200", [.text(userID)]
+        ).map(Self.reel)
+    }
+
+    func deleteReel(userID: String, id: String) async throws -> Bool {
+        !(try await database.write(
+            "DELETE FROM reels WHERE user_id = ? AND id = ? RETURNING id", [.text(userID), .text(id)]
+        ).isEmpty)
     }
 
     func reel(userID: String, id: String) async throws -> Reel? {

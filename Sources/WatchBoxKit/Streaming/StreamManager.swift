@@ -190,6 +190,7 @@ public final class StreamManager: Sendable {
             while !stopped.load(ordering: .relaxed) {
                 set(attempt == 0 ? .connecting : state.withLock { $0 })
                 var delay: Double
+                var reason: String?
                 do throws(MediaError) {
                     try play { attempt = 0 }
                     if stopped.load(ordering: .relaxed) { break }
@@ -205,6 +206,7 @@ public final class StreamManager: Sendable {
                                 reason: "no data for \(String(format1: options.noDataTimeout)) s"))
                     }
                     attempt += 1
+                    reason = Self.words(error)
                     if error.kind == .authenticationFailed {
                         delay = options.authenticationRetry
                         set(.failed(reason: "login refused; retrying in \(Int(delay)) s"))
@@ -215,12 +217,28 @@ public final class StreamManager: Sendable {
                 counters.withLock { $0.0.reconnects += 1 }
                 if case .failed = state.withLock({ $0 }) {
                 } else {
-                    set(.reconnecting(attempt: attempt, delay: delay))
+                    set(.reconnecting(attempt: attempt, delay: delay, reason: reason))
                 }
                 sleep(seconds: delay)
                 if !stopped.load(ordering: .relaxed) { set(.connecting) }
             }
             set(.idle)
+        }
+
+        /// Why a connection failed, for a person: no URLs (they may hold credentials), no FFmpeg jargon.
+        static func words(_ error: MediaError) -> String {
+            switch error.kind {
+            case .timedOut: return "the camera did not answer in time"
+            case .authenticationFailed: return "login refused"
+            default:
+                let message = URLRedaction.redactingURLs(in: error.message).lowercased()
+                if message.contains("refused") { return "connection refused (is the port right?)" }
+                if message.contains("not found") || message.contains("404") { return "no stream at this path (404)" }
+                if message.contains("unreachable") || message.contains("no route") {
+                    return "the address is unreachable"
+                }
+                return String(URLRedaction.redactingURLs(in: error.message).prefix(120))
+            }
         }
 
         private func backoff(_ attempt: Int) -> Double {

@@ -13,8 +13,8 @@ public enum StreamState: Sendable, Equatable, Codable, CustomStringConvertible {
     case idle
     case connecting
     case playing
-    /// Waiting `delay` seconds before attempt number `attempt`.
-    case reconnecting(attempt: Int, delay: Double)
+    /// Waiting `delay` seconds before attempt number `attempt`; `reason` says why the last one failed.
+    case reconnecting(attempt: Int, delay: Double, reason: String? = nil)
     case failed(reason: String)
 
     public var description: String {
@@ -22,7 +22,8 @@ public enum StreamState: Sendable, Equatable, Codable, CustomStringConvertible {
         case .idle: "idle"
         case .connecting: "connecting"
         case .playing: "playing"
-        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(String(format1: delay)) s)"
+        case .reconnecting(let attempt, let delay, let reason):
+            "reconnecting (attempt \(attempt) in \(String(format1: delay)) s)" + (reason.map { ": \($0)" } ?? "")
         case .failed(let reason): "failed: \(reason)"
         }
     }

@@ -1,0 +1,171 @@
+// Coach (LeBot James): choose a workout video, mark the rim on its first frame (tap it, or drag a
+// box), upload and analyse with progress, then the shots: a list, the shot chart, and the video
+// jumping to a shot when it is tapped. Workouts stay in the account's history.
+import { api, upload } from "./api.js";
+import { $, clearErrors, confirm, el, fieldError, megabytes, toast, words } from "./ui.js";
+
+let file = null;
+let fileURL = null;
+let rim = null;
+let sending = null;
+
+export async function show() { await loadHistory(); }
+
+async function loadHistory() {
+  const workouts = await api("/api/lebot/workouts");
+  const list = $("workouts");
+  list.textContent = "";
+  $("workouts-empty").hidden = workouts.length > 0;
+  for (const workout of workouts) {
+    const when = workout.createdAt ? new Date(workout.createdAt).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) : "Earlier";
+    const rate = workout.shots ? ` (${Math.round((100 * workout.made) / workout.shots)} %)` : "";
+    list.append(el("li", { "data-workout-id": workout.id },
+      el("span", { class: "grow" }, el("strong", { text: when }), " ", el("span", { class: "muted", text: `${workout.made} of ${workout.shots} made${rate}` })),
+      el("button", { class: "small", type: "button", text: "Open", onclick: () => open(workout.id) }),
+      el("button", { class: "secondary small", type: "button", text: "Delete", onclick: () => remove(workout.id, when) })));
+  }
+}
+
+async function open(id) {
+  try { showResult(await api(`/api/lebot/workouts/${id}`)); } catch (error) { toast(words(error)); }
+}
+
+async function remove(id, when) {
+  if (!(await confirm({ title: `Delete the workout of ${when}?`, text: "Its video and analysis are deleted from the server." }))) return;
+  try { await api(`/api/lebot/workouts/${id}`, { method: "DELETE" }); $("workout-result").hidden = true; loadHistory(); }
+  catch (error) { toast(words(error)); }
+}
+
+// ---- Choosing the video and the rim ----
+
+function choose() {
+  clearErrors($("coach"));
+  file = $("workout-file").files[0] || null;
+  rim = null;
+  $("rim-box").hidden = true;
+  $("analyse").disabled = true;
+  if (fileURL) URL.revokeObjectURL(fileURL);
+  fileURL = null;
+  if (!file) { $("rim-step").hidden = true; return; }
+  fileURL = URL.createObjectURL(file);
+  const video = $("workout-video");
+  video.onerror = () => { $("rim-step").hidden = true; fieldError("workout-file", "This browser cannot read that video. Use an MP4, MOV or WebM file."); };
+  video.onloadeddata = () => { video.currentTime = 0; $("rim-step").hidden = false; $("rim-help").textContent = "Tap the rim in the picture (or drag a box around it)."; };
+  video.src = fileURL;
+}
+
+/** The rim as fractions of the picture (x, y, width, height), from a tap or a dragged box. */
+function markRim() {
+  const stage = $("rim-stage");
+  let start = null;
+  const point = (event) => {
+    const box = $("workout-video").getBoundingClientRect();
+    return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
+  };
+  stage.addEventListener("pointerdown", (event) => { start = point(event); stage.setPointerCapture(event.pointerId); });
+  stage.addEventListener("pointermove", (event) => { if (start) draw(box(start, point(event))); });
+  stage.addEventListener("pointerup", (event) => {
+    if (!start) return;
+    const end = point(event);
+    const dragged = Math.abs(end.x - start.x) > 0.02 || Math.abs(end.y - start.y) > 0.02;
+    // A tap marks a rim of typical size (7 % by 2.5 % of the picture) centred where it landed.
+    const chosen = dragged ? box(start, end) : { x: start.x - 0.035, y: start.y - 0.0125, width: 0.07, height: 0.025 };
+    chosen.x = Math.min(Math.max(chosen.x, 0), 1 - chosen.width);
+    chosen.y = Math.min(Math.max(chosen.y, 0), 1 - chosen.height);
+    start = null;
+    setRim(chosen);
+  });
+}
+
+function box(a, b) {
+  return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.max(Math.abs(a.x - b.x), 0.01), height: Math.max(Math.abs(a.y - b.y), 0.01) };
+}
+
+function draw(r) {
+  const shown = $("rim-box");
+  const video = $("workout-video");
+  shown.hidden = false;
+  Object.assign(shown.style, {
+    left: `${r.x * video.clientWidth}px`, top: `${r.y * video.clientHeight}px`,
+    width: `${r.width * video.clientWidth}px`, height: `${r.height * video.clientHeight}px`,
+  });
+}
+
+function setRim(r) {
+  rim = r;
+  draw(r);
+  $("analyse").disabled = false;
+  $("rim-error").textContent = "";
+  $("rim-help").textContent = "Rim marked. Tap again to move it, or press Analyse.";
+}
+
+// ---- Analysis ----
+
+async function analyse() {
+  if (!file || !rim) return;
+  const text = [rim.x, rim.y, rim.width, rim.height].map((value) => value.toFixed(4)).join(",");
+  $("analyse").disabled = true;
+  $("analyse-cancel").hidden = false;
+  $("analyse-bar").hidden = false;
+  $("analyse-bar").value = 0;
+  try {
+    sending = upload(`/api/lebot/workouts?rim=${encodeURIComponent(text)}`, file, {
+      method: "POST",
+      onProgress: (fraction, sent) => {
+        if (sent) { $("analyse-bar").removeAttribute("value"); $("analyse-text").textContent = "Analysing the shots…"; }
+        else { $("analyse-bar").value = fraction; $("analyse-text").textContent = `Uploading ${megabytes(file.size)}: ${Math.round(fraction * 100)} %`; }
+      },
+    });
+    const result = await sending.done;
+    showResult(result, fileURL);
+    loadHistory();
+  } catch (error) {
+    if (error.name !== "AbortError") $("rim-error").textContent = words(error);
+  } finally {
+    sending = null;
+    $("analyse").disabled = false;
+    $("analyse-cancel").hidden = true;
+    $("analyse-bar").hidden = true;
+    $("analyse-text").textContent = "";
+  }
+}
+
+function showResult(result, localURL = null) {
+  const analysis = result.analysis;
+  const shots = analysis.shots;
+  const made = shots.filter((shot) => shot.outcome === "MAKE").length;
+  $("workout-summary").textContent = shots.length
+    ? `${shots.length} shot${shots.length === 1 ? "" : "s"}, ${made} made (${Math.round((100 * made) / shots.length)} %)`
+    : "No shots found. Check that the rim box sits on the rim and the ball is visible, then try again.";
+  $("chart").src = result.chartURL;
+  const replay = $("replay");
+  replay.src = localURL || result.videoURL || "";
+  replay.hidden = !replay.src;
+  const body = $("shots").querySelector("tbody");
+  body.textContent = "";
+  shots.forEach((shot, index) => {
+    const outcome = { MAKE: "Make", MISS: "Miss", INDETERMINATE: "Unclear" }[shot.outcome] || shot.outcome;
+    const row = el("tr", { tabindex: "0", "data-time": shot.releaseTime, "aria-label": `Shot ${shot.number} at ${shot.releaseTime.toFixed(1)} seconds: ${outcome}. Play it.` },
+      el("td", { text: String(shot.number) }),
+      el("td", { text: `${shot.releaseTime.toFixed(1)} s` }),
+      el("td", { class: shot.outcome, text: outcome }),
+      el("td", { text: shot.entryAngle != null ? `${Math.round(shot.entryAngle)}°` : "—" }),
+      el("td", { text: `${Math.round(shot.apexHeight * 100)} % of frame` }),
+      el("td", { text: result.tips[index] || "" }));
+    const seek = () => { replay.currentTime = Math.max(0, shot.releaseTime - 1); replay.play().catch(() => {}); };
+    row.addEventListener("click", seek);
+    row.addEventListener("keydown", (event) => { if (event.key === "Enter") seek(); });
+    body.append(row);
+  });
+  $("workout-result").hidden = false;
+  $("workout-result").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+export function hide() { $("replay").pause(); }
+
+export function wire() {
+  $("workout-file").addEventListener("change", choose);
+  $("analyse").addEventListener("click", analyse);
+  $("analyse-cancel").addEventListener("click", () => sending && sending.cancel());
+  markRim();
+}

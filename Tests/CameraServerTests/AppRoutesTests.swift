@@ -1,0 +1,241 @@
+import CameraTestPeers
+import CameraTesting
+import Foundation
+import NIOHTTP1
+import Testing
+import WatchBoxKit
+
+@testable import CameraServer
+
+/// The routes the web app's screens stand on: the game list, reels with progress, workout history,
+/// a camera connection test and grid order, and the account (password, sign out everywhere, delete).
+@Suite("App routes", .serialized)
+struct AppRoutesTests {
+    @Test("settings accept only games the server has a profile for; aliases are saved by name")
+    func settingsNameARealGame() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let games = try await server.request(.GET, "/api/profiles", token: user.token).array
+        #expect(games.compactMap { $0["name"] as? String }.contains("Fortnite"))
+        #expect(games.allSatisfy { !(($0["events"] as? [String]) ?? []).isEmpty })
+        var settings: [String: Any] = [
+            "gameProfileName": "Minecraft lol", "videoQuality": "720p", "preRollDuration": 4, "postRollDuration": 2,
+        ]
+        let refused = try await server.request(.PUT, "/api/settings", token: user.token, json: settings)
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("gameProfileName: no game called"), "\(refused.text)")
+        #expect(refused.text.contains("Valorant"), "the refusal lists the games: \(refused.text)")
+        // Nothing of the refused save was kept.
+        #expect(
+            try await server.request(.GET, "/api/settings", token: user.token).object["gameProfileName"] as? String
+                == "Fortnite")
+        settings["gameProfileName"] = "fn"
+        let saved = try await server.request(.PUT, "/api/settings", token: user.token, json: settings)
+        #expect(saved.status == 200)
+        #expect(
+            try await server.request(.GET, "/api/settings", token: user.token).object["gameProfileName"] as? String
+                == "Fortnite")
+    }
+
+    @Test("reels: options are checked, the list names them, progress while compiling, delete removes the file")
+    func reelsListProgressAndDelete() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let clip = try ServerMedia.clip.get()
+        for id in ["r1", "r2"] {
+            #expect(
+                try await server.request(.PUT, "/api/clips/\(id)", token: user.token, json: clipMetadata).status == 200)
+            #expect(
+                try await server.request(.PUT, "/api/clips/\(id)/file", token: user.token, body: clip).status == 200)
+        }
+        let badTransition = try await server.request(
+            .POST, "/api/reels", token: user.token, json: ["clipIDs": ["r1"], "transition": "wipe"])
+        #expect(badTransition.status == 400 && badTransition.text.contains("transition"), "\(badTransition.text)")
+        let badLength = try await server.request(
+            .POST, "/api/reels", token: user.token, json: ["clipIDs": ["r1"], "targetDuration": 1])
+        #expect(badLength.status == 400 && badLength.text.contains("targetDuration"), "\(badLength.text)")
+
+        let made = try await server.request(
+            .POST, "/api/reels", token: user.token,
+            json: ["clipIDs": ["r1", "r2"], "title": "  Friday night  ", "transition": "dipToBlack"])
+        #expect(made.status == 202, "\(made.text)")
+        let id = made.object["id"] as? String ?? ""
+        #expect(made.object["progress"] as? Double == 0)
+        var reel: [String: Any] = [:]
+        var sawProgress = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            reel = try await server.request(.GET, "/api/reels", token: user.token).array.first ?? [:]
+            if reel["status"] as? String == "compiling", reel["progress"] is Double { sawProgress = true }
+            if reel["status"] as? String != "compiling" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(sawProgress, "the list never showed progress while compiling")
+        #expect(reel["status"] as? String == "ready", "\(reel)")
+        #expect(reel["title"] as? String == "Friday night")
+        #expect(reel["progress"] == nil, "a finished reel has no progress")
+        let file = try await server.request(.GET, "/api/reels/\(id)/file", token: user.token)
+        #expect(file.status == 200 && file.body.count > 1000)
+        #expect(try await server.request(.DELETE, "/api/reels/\(id)", token: user.token).status == 204)
+        #expect(try await server.request(.GET, "/api/reels", token: user.token).array.isEmpty)
+        #expect(try await server.request(.GET, "/api/reels/\(id)/file", token: user.token).status == 404)
+        #expect(!FileManager.default.fileExists(atPath: server.directory + "/reels/\(user.id)/\(id).mp4"))
+    }
+
+    @Test("workouts: the history lists them, the video is kept for replay (Range), delete removes all three files")
+    func workoutHistoryAndVideo() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let video = try ServerMedia.clip.get()
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        let posted = try await server.request(
+            .POST, "/api/lebot/workouts?rim=0.45,0.2,0.1,0.03", token: user.token, body: video)
+        #expect(posted.status == 201, "\(posted.text)")
+        let id = posted.object["id"] as? String ?? ""
+        #expect(posted.object["videoURL"] as? String == "/api/lebot/workouts/\(id)/video")
+        #expect(posted.object["rim"] as? String == "0.45,0.2,0.1,0.03")
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        #expect(history.count == 1 && history.first?["id"] as? String == id)
+        #expect((history.first?["made"] as? Int ?? -1) <= (history.first?["shots"] as? Int ?? -2))
+        let part = try await server.request(
+            .GET, "/api/lebot/workouts/\(id)/video", token: user.token, headers: [("Range", "bytes=0-99")])
+        #expect(part.status == 206 && part.body == Array(video.prefix(100)))
+        #expect(try await server.request(.DELETE, "/api/lebot/workouts/\(id)", token: user.token).status == 204)
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(left.isEmpty, "files left behind: \(left)")
+        // A refused upload keeps nothing either.
+        let junk = try await server.request(
+            .POST, "/api/lebot/workouts?rim=0.4,0.2,0.1,0.03", token: user.token, body: [1, 2, 3])
+        #expect(junk.status == 400)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
+    }
+
+    @Test(
+        "a connection test says in words what is wrong: login refused, login needed, nothing listening; or what works")
+    func connectionTestSaysWhy() async throws {
+        let camera = RTSPTestServer(auth: .digest, pattern: "ball", width: 640, height: 360)
+        try camera.start()
+        defer { camera.stop() }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        func test(_ body: [String: Any]) async throws -> [String: Any] {
+            let reply = try await server.request(.POST, "/api/cameras/test", token: user.token, json: body)
+            #expect(reply.status == 200, "\(reply.text)")
+            return reply.object
+        }
+        let wrong = try await test(["rtspURL": camera.url(), "username": camera.user, "password": "not-it"])
+        #expect(wrong["ok"] as? Bool == false)
+        #expect((wrong["summary"] as? String)?.hasPrefix("login refused") == true, "\(wrong)")
+        #expect(!"\(wrong)".contains("not-it"))
+        let none = try await test(["rtspURL": camera.url()])
+        #expect((none["summary"] as? String)?.contains("asks for a login") == true, "\(none)")
+        let right = try await test(["rtspURL": camera.url(), "username": camera.user, "password": camera.password])
+        #expect(right["ok"] as? Bool == true, "\(right)")
+        #expect(right["summary"] as? String == "works: H264 640×360, login accepted", "\(right)")
+        let closed = try LoopbackPort.free()
+        let nobody = try await test(["rtspURL": "rtsp://127.0.0.1:\(closed)/stream"])
+        #expect((nobody["summary"] as? String)?.hasPrefix("cannot reach 127.0.0.1:\(closed)") == true, "\(nobody)")
+
+        // A saved camera is tested with its stored password when none is typed.
+        let saved = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Gate", "rtspURL": camera.url(), "username": camera.user, "password": camera.password])
+        let id = saved.object["id"] as? String ?? ""
+        let stored = try await test(["cameraID": id])
+        #expect(stored["ok"] as? Bool == true, "\(stored)")
+
+        // The policy holds here too: the test never connects where cameras may not be.
+        let metadata = try await server.request(
+            .POST, "/api/cameras/test", token: user.token, json: ["rtspURL": "rtsp://169.254.169.254/"])
+        #expect(metadata.status == 403, "\(metadata.text)")
+    }
+
+    @Test("the grid order is saved: distinct positions, unknown or repeated ids refused")
+    func gridOrder() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        var ids: [String] = []
+        for index in 1...3 {
+            let made = try await server.request(
+                .POST, "/api/cameras", token: user.token,
+                json: ["name": "Camera \(index)", "rtspURL": "rtsp://127.0.0.1:\(8550 + index)/s"])
+            ids.append(made.object["id"] as? String ?? "")
+        }
+        let wanted = [ids[2], ids[0], ids[1]]
+        let ordered = try await server.request(.PUT, "/api/cameras/order", token: user.token, json: ["ids": wanted])
+        #expect(ordered.status == 200, "\(ordered.text)")
+        let list = try await server.request(.GET, "/api/cameras", token: user.token).array
+        #expect(list.compactMap { $0["id"] as? String } == wanted)
+        #expect(list.compactMap { $0["gridPosition"] as? Int } == [0, 1, 2])
+        let grid = try await server.request(.GET, "/api/grid?width=1200&height=800", token: user.token).object
+        #expect((grid["cells"] as? [[String: Any]])?.compactMap { $0["cameraID"] as? String } == wanted)
+        let repeated = try await server.request(
+            .PUT, "/api/cameras/order", token: user.token, json: ["ids": [ids[0], ids[0]]])
+        #expect(repeated.status == 400)
+        let unknown = try await server.request(
+            .PUT, "/api/cameras/order", token: user.token, json: ["ids": [UUID().uuidString]])
+        #expect(unknown.status == 404)
+    }
+
+    @Test("change password ends the other sessions; delete account needs the password and removes everything")
+    func passwordAndAccountDeletion() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("mover")
+        let other = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "mover@example.com", "password": "password-mover"])
+        let otherToken = other.object["accessToken"] as? String ?? ""
+        let wrong = try await server.request(
+            .POST, "/api/auth/password", token: user.token,
+            json: ["currentPassword": "guess", "newPassword": "another-password"])
+        #expect(wrong.status == 403 && wrong.text.contains("currentPassword"), "\(wrong.text)")
+        let short = try await server.request(
+            .POST, "/api/auth/password", token: user.token,
+            json: ["currentPassword": "password-mover", "newPassword": "short"])
+        #expect(short.status == 400 && short.text.contains("newPassword"), "\(short.text)")
+        let changed = try await server.request(
+            .POST, "/api/auth/password", token: user.token,
+            json: ["currentPassword": "password-mover", "newPassword": "another-password"])
+        #expect(changed.status == 204, "\(changed.text)")
+        #expect(try await server.request(.GET, "/api/me", token: user.token).status == 200)
+        #expect(try await server.request(.GET, "/api/me", token: otherToken).status == 401)
+        let old = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "mover@example.com", "password": "password-mover"])
+        #expect(old.status == 401)
+
+        // Things to delete: a clip with its file, a camera with its password.
+        #expect(try await server.request(.PUT, "/api/clips/c1", token: user.token, json: clipMetadata).status == 200)
+        let clip = try ServerMedia.clip.get()
+        #expect(try await server.request(.PUT, "/api/clips/c1/file", token: user.token, body: clip).status == 200)
+        let camera = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Yard", "rtspURL": "rtsp://127.0.0.1:8554/s", "username": "admin", "password": "cam-secret"])
+        let cameraID = try #require(UUID(uuidString: camera.object["id"] as? String ?? ""))
+        #expect(try server.server.cameras.credentials.password(for: cameraID) == "cam-secret")
+
+        let refused = try await server.request(
+            .DELETE, "/api/me", token: user.token, json: ["password": "password-mover"])
+        #expect(refused.status == 403)
+        #expect(try await server.request(.GET, "/api/clips/c1", token: user.token).status == 200)
+        let deleted = try await server.request(
+            .DELETE, "/api/me", token: user.token, json: ["password": "another-password"])
+        #expect(deleted.status == 204, "\(deleted.text)")
+        #expect(deleted.headers.contains { $0.name.lowercased() == "set-cookie" && $0.value.contains("Max-Age=0") })
+        #expect(try await server.request(.GET, "/api/me", token: user.token).status == 401)
+        let login = try await server.request(
+            .POST, "/api/auth/login", json: ["email": "mover@example.com", "password": "another-password"])
+        #expect(login.status == 401)
+        #expect(!FileManager.default.fileExists(atPath: server.directory + "/clips/\(user.id)"))
+        #expect(try server.server.cameras.credentials.password(for: cameraID) == nil)
+        // The address is free again.
+        let again = try await server.request(
+            .POST, "/api/auth/signup", json: ["email": "mover@example.com", "password": "a-new-start"])
+        #expect(again.status == 201)
+    }
+}
