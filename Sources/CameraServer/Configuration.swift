@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// token's audience).
     public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
     public var appleClientID = "com.cameracore.app"
+    /// Sign in with Apple on the web: the Services ID registered with Apple for this site and the
+    /// page Apple returns to (registered there too). The web app shows the button only when both are
+    /// set; tokens for either client id are accepted.
+    public var appleWebClientID: String?
+    public var appleWebRedirectURI: String?
     /// A token signed with a key id the cached set lacks (Apple rotated keys) fetches the set again,
     /// but at most this often, so forged key ids cannot make the server hammer Apple.
     public var appleKeysRefetchSeconds = 60.0
@@ -96,7 +101,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDirectory, databaseURL, geminiAPIKey, geminiBaseURL, geminiModel, appleJWKSURL,
-            appleClientID, appleKeysRefetchSeconds, sessionSecret, accessTokenSeconds, refreshTokenSeconds,
+            appleClientID, appleWebClientID, appleWebRedirectURI, appleKeysRefetchSeconds, sessionSecret,
+            accessTokenSeconds, refreshTokenSeconds,
             sessionMaxSeconds,
             maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
@@ -123,6 +129,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         geminiModel = try value(.geminiModel, defaults.geminiModel)
         appleJWKSURL = try value(.appleJWKSURL, defaults.appleJWKSURL)
         appleClientID = try value(.appleClientID, defaults.appleClientID)
+        appleWebClientID = try container.decodeIfPresent(String.self, forKey: .appleWebClientID)
+        appleWebRedirectURI = try container.decodeIfPresent(String.self, forKey: .appleWebRedirectURI)
         appleKeysRefetchSeconds = try value(.appleKeysRefetchSeconds, defaults.appleKeysRefetchSeconds)
         sessionSecret = try container.decodeIfPresent(String.self, forKey: .sessionSecret)
         accessTokenSeconds = try value(.accessTokenSeconds, defaults.accessTokenSeconds)
@@ -166,6 +174,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ("CAMERACORE_DATA", "data directory"), ("DATABASE_URL", "PostgreSQL URL (SQLite when unset)"),
         ("GEMINI_API_KEY", "Gemini API key (server only)"), ("GEMINI_BASE_URL", "Gemini API base URL"),
         ("APPLE_JWKS_URL", "Sign in with Apple key set URL"), ("APPLE_CLIENT_ID", "Sign in with Apple audience"),
+        ("APPLE_WEB_CLIENT_ID", "Sign in with Apple on the web: Services ID"),
+        ("APPLE_WEB_REDIRECT_URI", "Sign in with Apple on the web: return page"),
         ("CAMERACORE_SESSION_SECRET", "session token signing key"),
         ("CAMERACORE_ALLOWED_NETWORKS", "comma-separated CIDRs (or local) where cameras may be"),
     ]
@@ -187,6 +197,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = text("GEMINI_BASE_URL") { geminiBaseURL = value }
         if let value = text("APPLE_JWKS_URL") { appleJWKSURL = value }
         if let value = text("APPLE_CLIENT_ID") { appleClientID = value }
+        if let value = text("APPLE_WEB_CLIENT_ID") { appleWebClientID = value }
+        if let value = text("APPLE_WEB_REDIRECT_URI") { appleWebRedirectURI = value }
         if let value = text("CAMERACORE_SESSION_SECRET") { sessionSecret = value }
         if let value = text("CAMERACORE_ALLOWED_NETWORKS") {
             allowedNetworks = value.split(separator: ",").map { String($0).trimmingWhitespace() }

@@ -16,6 +16,13 @@ public enum Terminal {
         writeStandardError(text + "\n")
     }
 
+    /// Reads a password from standard input (one line), so it is not in the shell history or `ps`;
+    /// the prompt goes to stderr only when a person is typing.
+    public static func readPassword(prompt: String) -> String? {
+        if isatty(STDIN_FILENO) != 0 { writeStandardError(prompt) }
+        return readLine(strippingNewline: true)
+    }
+
     /// A one-line progress bar redrawn in place; silent when stderr is not a terminal, so logs and
     /// pipes stay clean.
     public final class ProgressBar {

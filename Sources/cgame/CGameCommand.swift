@@ -48,7 +48,7 @@ struct CGameCommand: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self, DetectCommand.self, ClipsCommand.self, CompileCommand.self, ProfilesCommand.self,
-            SettingsCommand.self, OCRCommand.self, SyncCommand.self,
+            SettingsCommand.self, OCRCommand.self, LoginCommand.self, SyncCommand.self, LogoutCommand.self,
         ]
     )
 }

@@ -33,7 +33,7 @@ struct CamerasCommand: AsyncParsableCommand {
             }
             let user = self.user ?? parts.user
             var password = parts.password
-            if passwordStdin { password = readPassword(prompt: "password for \(user ?? "the camera"): ") }
+            if passwordStdin { password = Terminal.readPassword(prompt: "password for \(user ?? "the camera"): ") }
             if !noCheck {
                 let result = await RTSPProber().probe(url, username: user, password: password)
                 guard result.isPlayable else {
@@ -98,7 +98,7 @@ struct CamerasCommand: AsyncParsableCommand {
             if let user { found.username = user }
             if let active { found.isActive = active }
             try repository.update(found)
-            if passwordStdin, let password = readPassword(prompt: "new password: ") {
+            if passwordStdin, let password = Terminal.readPassword(prompt: "new password: ") {
                 try credentials.setPassword(password, for: found.id)
             }
             print("updated \(found.name)")

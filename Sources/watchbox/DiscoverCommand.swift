@@ -32,7 +32,9 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     func run() async throws {
         var password: String?
-        if passwordStdin || user != nil { password = readPassword(prompt: "password for \(user ?? "the cameras"): ") }
+        if passwordStdin || user != nil {
+            password = Terminal.readPassword(prompt: "password for \(user ?? "the cameras"): ")
+        }
         let discovery = WSDiscovery(timeout: .milliseconds(Int(timeout * 1000)), interfaces: interfaces)
         let quiet = json
         if !quiet { Terminal.status("probing for \(String(format1: timeout)) s…") }

@@ -26,7 +26,7 @@ struct ProbeCommand: AsyncParsableCommand {
     func run() async throws {
         var password: String?
         if passwordStdin || user != nil && StreamURL(url)?.password == nil {
-            password = readPassword(prompt: "password for \(user ?? "the camera"): ")
+            password = Terminal.readPassword(prompt: "password for \(user ?? "the camera"): ")
         }
         let prober = RTSPProber(timeout: .milliseconds(Int(timeout * 1000)))
         let result = await prober.probe(url, username: user, password: password)

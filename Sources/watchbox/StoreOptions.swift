@@ -27,13 +27,6 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Reads a password from standard input (one line), so it is not in the shell history or `ps`.
-func readPassword(prompt: String) -> String? {
-    if isatty(STDIN_FILENO) != 0 { writeStandardError(prompt) }
-    guard let line = readLine(strippingNewline: true) else { return nil }
-    return line
-}
-
 /// A camera by full id, id prefix (8+ characters) or exact name.
 func find(_ key: String, in repository: SQLiteCameraRepository) throws -> Camera {
     let cameras = try repository.cameras()

@@ -184,6 +184,66 @@ struct LiveAndSyncTests {
         #expect(try await server.request(.GET, "/api/clips", token: user.token).array.count == 2)
     }
 
+    @Test("cgame login saves a session (0600, no password); sync then needs no flags, run after run; logout forgets it")
+    func cgameLoginThenSync() async throws {
+        let home = try temporaryDirectory()
+        func run(_ arguments: [String], input: String? = nil) throws -> Subprocess.Output {
+            try Subprocess.run(
+                "env", ["CGAME_HOME=\(home)", "CAMERACORE_TOKEN=", SiblingTool.path("cgame")] + arguments, input: input,
+                check: false)
+        }
+        let store = try PendingClipStore(root: home)
+        let clip = try ServerMedia.clip.get()
+        func pend(_ id: String) throws {
+            try Data(clip).write(to: URL(fileURLWithPath: store.pendingVideoPath(id: id)))
+            try store.saveClipMetadata(
+                ClipMetadata(
+                    id: id, game: "Fortnite", events: ["Kill"], timestamp: Date(), duration: 2, name: "Kill",
+                    eventOffsets: [1], localPath: store.pendingVideoPath(id: id), thumbnailPath: nil, sourceStart: 0,
+                    sourceEnd: 2))
+        }
+        // Not signed in: one sentence saying what to do.
+        try pend("first")
+        let lost = try run(["sync"])
+        #expect(lost.status != 0 && lost.stderr.contains("cgame login"), "\(lost.stderr)")
+
+        let server = try await TestServer.start()
+        let user = try await server.user("saver")
+        let wrong = try run(["login", "--server", server.base, "--email", "saver@example.com"], input: "guess\n")
+        #expect(wrong.status == 1 && wrong.stderr.contains("wrong e-mail or password"), "\(wrong.stderr)")
+        let login = try run(
+            ["login", "--server", server.base, "--email", "saver@example.com"], input: "password-saver\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("Signed in as saver@example.com"))
+        let saved = home + "/account.json"
+        let mode = (try FileManager.default.attributesOfItem(atPath: saved)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        #expect(!(try String(contentsOfFile: saved, encoding: .utf8)).contains("password-saver"))
+
+        // Twice: each run trades the single-use refresh token for a new one and saves it.
+        for id in ["first", "second"] {
+            if id == "second" { try pend(id) }
+            let sync = try run(["sync", "--store", home])
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(store.loadPendingClipMetadata().isEmpty)
+        }
+        #expect(try await server.request(.GET, "/api/clips", token: user.token).array.count == 2)
+
+        // The server goes away: one line naming it, the clip stays pending.
+        await server.stop()
+        try pend("third")
+        let down = try run(["sync", "--store", home])
+        #expect(down.status == 1)
+        let lines = down.stderr.split(separator: "\n")
+        #expect(
+            lines.count == 1 && lines[0].contains("cannot reach the CameraCore server at \(server.base)"),
+            "\(down.stderr)")
+        #expect(lines.first?.contains("1 clips stay pending") == true)
+        #expect(store.loadPendingClipMetadata().count == 1)
+        let out = try run(["logout"])
+        #expect(out.status == 0 && !FileManager.default.fileExists(atPath: saved))
+    }
+
     @Test("docs/openapi.json lists exactly the server's routes, with the right security")
     func openAPIIsTrue() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

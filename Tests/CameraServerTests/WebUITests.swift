@@ -380,6 +380,69 @@ struct WebUITests {
         }
     }
 
+    @Test("Sign in with Apple: no button unless configured; Apple's return signs in, a foreign return does not")
+    func signInWithAppleOnTheWeb() async throws {
+        let apple = AppleKeyServer()
+        try await apple.start()
+        defer { apple.stop() }
+        let key = try rsaKey()
+        try apple.publish([("k1", key)])
+        let plain = try await TestServer.start()
+        defer { Task { await plain.stop() } }
+        let server = try await TestServer.start {
+            $0.appleJWKSURL = apple.url
+            $0.appleWebClientID = "com.cameracore.web"
+            $0.appleWebRedirectURI = "https://cameracore.example.com/"
+        }
+        defer { Task { await server.stop() } }
+        let token = try await identityToken(
+            key: key, kid: "k1", subject: "web.apple", email: "web@privaterelay.appleid.com",
+            audience: "com.cameracore.web")
+
+        try await Browser.with(.phone) { browser in
+            try await browser.open(plain.base)
+            try await browser.wait(for: "the first screen", "return !document.getElementById('welcome').hidden")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await browser.run("return document.getElementById('apple-area').hidden") as? Bool == true)
+
+            try await browser.open(server.base)
+            try await browser.wait(
+                for: "the Apple button", "return !document.getElementById('apple-area').hidden")
+            // Where the link goes (not followed: the tests reach nothing but loopback).
+            let link =
+                try await browser.run(
+                    "return [document.getElementById('apple-button').href, sessionStorage.getItem('apple-state')]")
+                as? [String] ?? []
+            #expect(link.count == 2 && link[0].hasPrefix("https://appleid.apple.com/auth/authorize?"), "\(link)")
+            #expect(link.count == 2 && link[0].contains("client_id=com.cameracore.web"))
+            #expect(link.count == 2 && link[0].contains("redirect_uri=https%3A%2F%2Fcameracore.example.com%2F"))
+            #expect(link.count == 2 && link[0].contains("state=\(link[1])"))
+
+            // A return this page did not start: refused, still signed out.
+            try await browser.open(server.base)
+            try await browser.run("sessionStorage.setItem('apple-state', 'mine')")
+            // Apple's return is a new page load (from another site), not a change of the fragment.
+            try await browser.open("about:blank")
+            try await browser.open(server.base + "/#state=someone-else&id_token=\(token)")
+            try await browser.wait(
+                for: "the refusal",
+                "return document.getElementById('auth-error').innerText.includes('not started from this page')")
+            #expect(try await browser.run("return document.getElementById('tabs').hidden") as? Bool == true)
+            // Apple's return with the state this page saved: signed in as the Apple account.
+            try await browser.run("sessionStorage.setItem('apple-state', 'mine')")
+            try await browser.open("about:blank")
+            try await browser.open(server.base + "/#state=mine&id_token=\(token)")
+            try await browser.wait(for: "the signed-in app", "return !document.getElementById('tabs').hidden")
+            #expect(try await browser.run("return location.hash") as? String == "")
+            #expect(
+                try await browser.run("return document.getElementById('email').textContent") as? String
+                    == "web@privaterelay.appleid.com")
+        }
+        let accounts = try await server.request(
+            .POST, "/api/auth/apple", json: ["identityToken": token])
+        #expect((accounts.object["user"] as? [String: Any])?["email"] as? String == "web@privaterelay.appleid.com")
+    }
+
     @Test("sign out leaves nothing of the first user; the second changes the password and deletes the account")
     func signOutThenAccount() async throws {
         let server = try await TestServer.start()

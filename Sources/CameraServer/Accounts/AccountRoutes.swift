@@ -13,6 +13,11 @@ struct AppleSignIn: Decodable {
     var identityToken: String
 }
 
+struct SignInOptions: Encodable {
+    /// The Services ID and return page for Apple's web sign-in, or nil when not configured.
+    var apple: [String: String]?
+}
+
 struct VerifyRequest: Decodable {
     var token: String
 }
@@ -49,6 +54,18 @@ extension CameraCoreServer {
                 let body = try await decode(Credentials.self, from: request, context: context)
                 return try self.signedIn(
                     try await self.auth.logIn(email: body.email, password: body.password), context: context)
+            },
+            Route(
+                method: .get, path: "/api/auth/options", access: .anyone,
+                summary: "How to sign in here: Sign in with Apple on the web when configured"
+            ) { _, _ in
+                var apple: [String: String]?
+                if let client = self.configuration.appleWebClientID,
+                    let redirect = self.configuration.appleWebRedirectURI
+                {
+                    apple = ["clientID": client, "redirectURI": redirect]
+                }
+                return try json(SignInOptions(apple: apple))
             },
             Route(method: .post, path: "/api/auth/apple", access: .anyone, summary: "Sign in with Apple") {
                 request, context in

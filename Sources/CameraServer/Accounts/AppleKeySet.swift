@@ -16,13 +16,14 @@ import Synchronization
 /// fetches again (Apple rotates keys), at most once per `refetchInterval`.
 final class AppleKeySet: Sendable {
     let url: String
-    let clientID: String
+    /// The audiences accepted: the app's client id and, if set, the web's Services ID.
+    let clientIDs: [String]
     let refetchInterval: Double
     private let cache = Mutex<(keys: JWTKeyCollection, fetched: Date, kids: Set<String>)?>(nil)
 
-    init(url: String, clientID: String, refetchInterval: Double) {
+    init(url: String, clientIDs: [String], refetchInterval: Double) {
         self.url = url
-        self.clientID = clientID
+        self.clientIDs = clientIDs
         self.refetchInterval = refetchInterval
     }
 
@@ -75,14 +76,19 @@ final class AppleKeySet: Sendable {
         // jwt-kit falls back to its first key for an unknown kid; Apple's tokens always name one of
         // Apple's keys, so anything else is refused before any signature is checked.
         guard kids.contains(kid) else { throw AuthError.appleToken("the token's key id is not one of Apple's keys") }
-        do {
-            // jwt-kit checks the signature, issuer, expiry and that the audience is this app.
-            return try await keys.verify(token, as: AppleIdentityToken.self, expectedAudience: clientID)
-        } catch let error as JWTError where error.errorType == .claimVerificationFailure {
-            throw AuthError.appleToken("the token is expired, not from Apple, or for another app")
-        } catch {
-            throw AuthError.appleToken("the token's signature does not verify")
+        for (index, clientID) in clientIDs.enumerated() {
+            do {
+                // jwt-kit checks the signature, issuer, expiry and that the audience is this app.
+                return try await keys.verify(token, as: AppleIdentityToken.self, expectedAudience: clientID)
+            } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+                if index == clientIDs.count - 1 {
+                    throw AuthError.appleToken("the token is expired, not from Apple, or for another app")
+                }
+            } catch {
+                throw AuthError.appleToken("the token's signature does not verify")
+            }
         }
+        throw AuthError.appleToken("no client id is configured")
     }
 }
 

@@ -40,7 +40,8 @@ final class Authenticator: Sendable {
         sessionLifetime = configuration.sessionMaxSeconds
         bcryptCost = configuration.bcryptCost
         apple = AppleKeySet(
-            url: configuration.appleJWKSURL, clientID: configuration.appleClientID,
+            url: configuration.appleJWKSURL,
+            clientIDs: [configuration.appleClientID] + [configuration.appleWebClientID].compactMap { $0 },
             refetchInterval: configuration.appleKeysRefetchSeconds)
         let since = Date().addingTimeInterval(-configuration.accessTokenSeconds)
         let ids = try await store.revokedSessionIDs(since: since)

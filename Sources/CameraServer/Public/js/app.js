@@ -89,6 +89,51 @@ export function leave() {
   location.replace("/");
 }
 
+// ---- Sign in with Apple on the web: Apple's page returns here with the identity token in the
+// fragment; `state` ties the return to the click that started it in this browser.
+
+async function offerApple() {
+  let options = {};
+  try { options = await api("/api/auth/options"); } catch (_) { return; }
+  if (!options.apple) return;
+  $("apple-area").hidden = false;
+  // A link, so it works like one (and can be inspected); the state it carries is kept for the return.
+  const state = crypto.randomUUID();
+  sessionStorage.setItem("apple-state", state);
+  const query = new URLSearchParams({
+    client_id: options.apple.clientID, redirect_uri: options.apple.redirectURI,
+    response_type: "code id_token", response_mode: "fragment", state,
+  });
+  $("apple-button").href = `https://appleid.apple.com/auth/authorize?${query}`;
+}
+
+/** True when the page was opened by Apple's return (signed in, or the error shown). */
+async function returnFromApple() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (!fragment.has("id_token") && !fragment.has("error")) return false;
+  history.replaceState(null, "", "/");
+  const expected = sessionStorage.getItem("apple-state");
+  sessionStorage.removeItem("apple-state");
+  showWelcome();
+  if (fragment.has("error")) {
+    $("auth-error").textContent = fragment.get("error") === "user_cancelled_authorize" ? "Sign in with Apple was cancelled." : "Sign in with Apple failed. Try again.";
+    return true;
+  }
+  if (!expected || fragment.get("state") !== expected) {
+    $("auth-error").textContent = "That Sign in with Apple answer was not started from this page. Try again.";
+    return true;
+  }
+  try {
+    const tokens = await api("/api/auth/apple", { method: "POST", json: { identityToken: fragment.get("id_token") } });
+    enter(tokens.user);
+  } catch (error) {
+    $("auth-error").textContent = /verif/i.test(error.message)
+      ? "An account with this e-mail exists but has not confirmed its address. Sign in with its password and confirm the e-mail first."
+      : words(error);
+  }
+  return true;
+}
+
 async function verifyFromLink() {
   const match = location.hash.match(/^#verify=([0-9a-f]{64})$/);
   if (!match) return;
@@ -111,5 +156,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   coach.wire();
   cameras.wire();
   await verifyFromLink();
+  const returned = await returnFromApple();
+  offerApple();
+  if (returned) return;
   try { enter(await api("/api/me")); } catch (_) { showWelcome(); }
 });
