@@ -80,3 +80,62 @@ public final class NetworkNamespacePair: @unchecked Sendable {
         return output
     }
 }
+
+/// One network namespace joined to this machine's own namespace by a veth pair: `device`
+/// (10.78.n.2/24) for camera peers, and `hostInterface` (10.78.n.1/24) here, with multicast on
+/// and 239.255.255.250 routed through it. An in-process server can then discover and play cameras
+/// on a subnet of its own, and no packet leaves this machine.
+///
+/// Needs root and iproute2. ``close()`` (or deinit) deletes the namespace; the pair and the route
+/// go with it.
+public final class NetworkNamespaceLink: @unchecked Sendable {
+    // @unchecked: immutable after init except `closed`, which only close() touches.
+    public let device: String
+    public let hostInterface: String
+    public let hostAddress: String
+    public let deviceAddress: String
+    public let subnet: String
+    private var closed = false
+
+    nonisolated(unsafe) private static var counter = 0
+    private static let lock = NSLock()
+
+    public init() throws {
+        let n = Self.lock.withLock {
+            Self.counter += 1
+            return Self.counter
+        }
+        let tag = "\(getpid() % 100_000)l\(n)"
+        let octet = (Int(getpid()) + n) % 200 + 20
+        device = "wbl\(tag)"
+        hostInterface = "wh\(tag)"
+        hostAddress = "10.78.\(octet).1"
+        deviceAddress = "10.78.\(octet).2"
+        subnet = "10.78.\(octet).0/24"
+        let deviceInterface = "wl\(tag)"
+        do {
+            try NetworkNamespacePair.ip(["netns", "add", device])
+            try NetworkNamespacePair.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", deviceInterface])
+            try NetworkNamespacePair.ip(["link", "set", deviceInterface, "netns", device])
+            try NetworkNamespacePair.ip(["addr", "add", "\(hostAddress)/24", "dev", hostInterface])
+            try NetworkNamespacePair.ip(["link", "set", hostInterface, "multicast", "on", "up"])
+            try NetworkNamespacePair.ip(["route", "add", "239.255.255.250/32", "dev", hostInterface])
+            try NetworkNamespacePair.ip(["-n", device, "addr", "add", "\(deviceAddress)/24", "dev", deviceInterface])
+            try NetworkNamespacePair.ip(["-n", device, "link", "set", "lo", "up"])
+            try NetworkNamespacePair.ip(["-n", device, "link", "set", deviceInterface, "multicast", "on", "up"])
+            try NetworkNamespacePair.ip(["-n", device, "route", "add", "239.255.255.250/32", "dev", deviceInterface])
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        _ = try? NetworkNamespacePair.ip(["netns", "del", device], check: false)
+        _ = try? NetworkNamespacePair.ip(["link", "del", hostInterface], check: false)
+    }
+}

@@ -380,6 +380,63 @@ struct WebUITests {
         }
     }
 
+    @Test(
+        "discover → log in to read the streams → Add uses the camera's own stream URI → live video",
+        .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"))
+    func discoverAndAdd() async throws {
+        // The camera lives in a namespace of its own, joined to this one by a veth pair: WS-Discovery
+        // multicast goes there and nowhere else.
+        let link = try NetworkNamespaceLink()
+        defer { link.close() }
+        let camera = RTSPTestServer(
+            auth: .digest, user: "admin", password: "secret", path: "/main", pattern: "ball", width: 640,
+            height: 360, port: 554, address: "0.0.0.0", namespace: link.device)
+        try camera.start()
+        defer { camera.stop() }
+        let onvif = ONVIFTestDevice(
+            name: "Porch Cam", hardware: "TC-300", address: link.deviceAddress, port: 80, namespace: link.device,
+            advertisedHost: "0.0.0.0", discovery: true)
+        try onvif.start()
+        defer { onvif.stop() }
+        let server = try await TestServer.start { $0.allowedNetworks = [link.subnet] }
+        defer { Task { await server.stop() } }
+        let user = try await server.user("finder")
+        let stream = "rtsp://\(link.deviceAddress):554/main"
+
+        try await Browser.with(.desktop) { browser in
+            try await Self.signIn(browser, server, as: "finder")
+            try await Self.tab(browser, "cameras")
+            try await browser.click("#discover")
+            let found = "#discovered li[data-address=\"\(link.deviceAddress)\"]"
+            try await browser.wait(for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
+            // Without the camera's login its streams are hidden: log in to read them.
+            try await browser.click("\(found) button")
+            try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
+            try await browser.type("#confirm-input", "admin")
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the password", "return document.getElementById('confirm-input').type === 'password'")
+            try await browser.type("#confirm-input", "secret")
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the stream buttons", timeout: .seconds(15),
+                "return !!document.querySelector('\(found) button[title=\"\(stream)\"]')")
+            try await browser.screenshot("discovered", .desktop)
+            try await browser.click("\(found) button[title=\"\(stream)\"]")
+            try await browser.wait(for: "the editor", "return document.getElementById('camera-dialog').open")
+            #expect(try await browser.run("return document.getElementById('camera-url').value") as? String == stream)
+            try await browser.click("#camera-save")
+            try await browser.wait(
+                for: "the dialog to close", timeout: .seconds(15), "return !document.getElementById('camera-dialog').open")
+            let saved = try await server.request(.GET, "/api/cameras", token: user.token).array
+            #expect(saved.first?["rtspURL"] as? String == stream)
+            let id = try #require(saved.first?["id"] as? String)
+            try await browser.wait(
+                for: "live video from the discovered camera", timeout: .seconds(30),
+                "const v = document.querySelector('video[data-camera-id=\"\(id)\"]'); return !!v && v.currentTime > 0.5")
+        }
+    }
+
     @Test("Sign in with Apple: no button unless configured; Apple's return signs in, a foreign return does not")
     func signInWithAppleOnTheWeb() async throws {
         let apple = AppleKeyServer()
