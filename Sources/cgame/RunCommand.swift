@@ -10,7 +10,7 @@ import Foundation
     import Glibc
 #endif
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Watch a game and save a clip around every highlight.",
@@ -33,8 +33,8 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
-    func run() throws {
-        let settings = try UserSettings.load()
+    func run() async throws {
+        let settings = try await AccountSettings.current().settings
         let profile = try source.loadProfile(settings: settings)
         let clipStore = try store.open()
         let highlights = HighlightSettings(

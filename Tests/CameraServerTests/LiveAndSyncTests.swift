@@ -229,6 +229,19 @@ struct LiveAndSyncTests {
         }
         #expect(try await server.request(.GET, "/api/clips", token: user.token).array.count == 2)
 
+        // Settings are the account's: what the web app saved shows here, and changes go back.
+        let web: [String: Any] = [
+            "gameProfileName": "Valorant", "videoQuality": "720p", "preRollDuration": 7, "postRollDuration": 2,
+        ]
+        #expect(try await server.request(.PUT, "/api/settings", token: user.token, json: web).status == 200)
+        let shown = try run(["settings", "--json"])
+        let settings = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(settings["gameProfileName"] as? String == "Valorant" && settings["preRollDuration"] as? Double == 7)
+        let changed = try run(["settings", "--game", "fortnite", "--pre-roll", "4"])
+        #expect(changed.status == 0 && changed.stdout.contains("your account on \(server.base)"), "\(changed)")
+        let account = try await server.request(.GET, "/api/settings", token: user.token).object
+        #expect(account["gameProfileName"] as? String == "Fortnite" && account["preRollDuration"] as? Double == 4)
+
         // The server goes away: one line naming it, the clip stays pending.
         await server.stop()
         try pend("third")
@@ -240,6 +253,10 @@ struct LiveAndSyncTests {
             "\(down.stderr)")
         #expect(lines.first?.contains("1 clips stay pending") == true)
         #expect(store.loadPendingClipMetadata().count == 1)
+        // Without the server, the settings saved here are used, and the user is told so.
+        let offline = try run(["settings", "--json"])
+        #expect(offline.status == 0 && offline.stderr.contains("using the settings saved on this PC"))
+        #expect(offline.stdout.contains("\"preRollDuration\" : 4"), "\(offline.stdout)")
         let out = try run(["logout"])
         #expect(out.status == 0 && !FileManager.default.fileExists(atPath: saved))
     }

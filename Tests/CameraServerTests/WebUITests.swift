@@ -2,6 +2,7 @@ import CameraTestPeers
 import CameraTesting
 import Foundation
 import NIOHTTP1
+import Synchronization
 import Testing
 
 @testable import CameraServer
@@ -408,7 +409,8 @@ struct WebUITests {
             try await Self.tab(browser, "cameras")
             try await browser.click("#discover")
             let found = "#discovered li[data-address=\"\(link.deviceAddress)\"]"
-            try await browser.wait(for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
+            try await browser.wait(
+                for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
             // Without the camera's login its streams are hidden: log in to read them.
             try await browser.click("\(found) button")
             try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
@@ -427,13 +429,15 @@ struct WebUITests {
             #expect(try await browser.run("return document.getElementById('camera-url').value") as? String == stream)
             try await browser.click("#camera-save")
             try await browser.wait(
-                for: "the dialog to close", timeout: .seconds(15), "return !document.getElementById('camera-dialog').open")
+                for: "the dialog to close", timeout: .seconds(15),
+                "return !document.getElementById('camera-dialog').open")
             let saved = try await server.request(.GET, "/api/cameras", token: user.token).array
             #expect(saved.first?["rtspURL"] as? String == stream)
             let id = try #require(saved.first?["id"] as? String)
             try await browser.wait(
                 for: "live video from the discovered camera", timeout: .seconds(30),
-                "const v = document.querySelector('video[data-camera-id=\"\(id)\"]'); return !!v && v.currentTime > 0.5")
+                "const v = document.querySelector('video[data-camera-id=\"\(id)\"]'); return !!v && v.currentTime > 0.5"
+            )
         }
     }
 
@@ -538,6 +542,18 @@ struct WebUITests {
                     "return document.querySelectorAll('article.clip, #workouts li, #camera-list li').length") as? Int
                     == 0)
 
+            // Confirm the e-mail with the code the server sent (mail delivery is the log here).
+            #expect(try await browser.run("return document.getElementById('verify-banner').hidden") as? Bool == false)
+            let code = try #require(server.server.verifications.sent.withLock { $0["second@example.com"] })
+            try await browser.type("#verify-code", "0000")
+            try await browser.click("#verify-form button")
+            try await browser.wait(
+                for: "the wrong-code error", "return document.getElementById('verify-code-error').innerText.length > 0")
+            try await browser.run("document.getElementById('verify-code').value = ''")
+            try await browser.type("#verify-code", code)
+            try await browser.click("#verify-form button")
+            try await browser.wait(for: "the banner to go", "return document.getElementById('verify-banner').hidden")
+
             // Change the password: a wrong current one is named; then it works.
             try await browser.type("#currentPassword", "not-my-password")
             try await browser.type("#newPassword", "second-new-password")
@@ -569,5 +585,6 @@ struct WebUITests {
             .POST, "/api/auth/login", json: ["email": "second@example.com", "password": "second-new-password"])
         #expect(gone.status == 401)
         #expect(try await server.request(.GET, "/api/clips", token: first.token).array.count == 1)
+        #expect(try await server.request(.GET, "/api/me", token: first.token).object["emailVerified"] as? Bool == false)
     }
 }

@@ -117,6 +117,17 @@ extension ClipSync {
         return settings
     }
 
+    /// Saves the account's CGame settings on the server (it checks the game against its profiles).
+    public func saveSettings(_ settings: UserSettings) async throws(MediaError) {
+        let body = Array((try? JSONFile.encoder(pretty: false).encode(settings)) ?? Data())
+        let response = try await Self.reach(server) { () async throws(MediaError) in
+            try await Self.send(.PUT, server + "/api/settings", token: accessToken, body: body, timeout: .seconds(10))
+        }
+        guard response.status == 200 else {
+            throw MediaError(.network, operation: "save settings on \(server)", message: Self.message(response))
+        }
+    }
+
     /// Ends the session on the server (best effort: the saved login is removed either way).
     public func logOut() async {
         _ = try? await Self.send(
