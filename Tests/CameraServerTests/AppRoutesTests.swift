@@ -114,6 +114,40 @@ struct AppRoutesTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
     }
 
+    @Test("a workout's analysis reports its progress and stops when cancelled, keeping nothing")
+    func analysisProgressAndCancel() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
+        let video = Array(try Data(contentsOf: URL(fileURLWithPath: workout.path)))
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let rim = workout.rim.map { String($0) }.joined(separator: ",")
+        let posted = Task {
+            try await server.request(
+                .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video,
+                headers: [("X-Analysis-ID", "run-1")])
+        }
+        var seen: [Double] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, (seen.last ?? 0) < 0.1 {
+            let answer = try await server.request(.GET, "/api/lebot/analyses/run-1", token: user.token)
+            if answer.status == 200, let fraction = answer.object["progress"] as? Double { seen.append(fraction) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect((seen.last ?? 0) >= 0.1, "no progress seen: \(seen)")
+        #expect(seen == seen.sorted(), "progress went backwards: \(seen)")
+        // Another user cannot see or stop it.
+        let other = try await server.user()
+        #expect(try await server.request(.DELETE, "/api/lebot/analyses/run-1", token: other.token).status == 404)
+        #expect(try await server.request(.DELETE, "/api/lebot/analyses/run-1", token: user.token).status == 204)
+        let answer = try await posted.value
+        #expect(answer.status == 409 && answer.text.contains("cancelled"), "\(answer.status) \(answer.text)")
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        #expect(try await server.request(.GET, "/api/lebot/analyses/run-1", token: user.token).status == 404)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
+    }
+
     @Test(
         "a connection test says in words what is wrong: login refused, login needed, nothing listening; or what works")
     func connectionTestSaysWhy() async throws {

@@ -164,6 +164,8 @@ struct ServerTests {
                 return reels.status == 200 && reels.array.isEmpty && !reels.text.contains(reelID)
             },
             "DELETE /api/reels/{id}": status(.DELETE, "/api/reels/\(reelID)", 404),
+            "GET /api/lebot/analyses/{id}": status(.GET, "/api/lebot/analyses/x", 404),
+            "DELETE /api/lebot/analyses/{id}": status(.DELETE, "/api/lebot/analyses/x", 404),
             "GET /api/lebot/workouts": {
                 let list = try await server.request(.GET, "/api/lebot/workouts", token: b.token)
                 return list.status == 200 && list.array.isEmpty

@@ -504,6 +504,38 @@ struct WebUITests {
         #expect((accounts.object["user"] as? [String: Any])?["email"] as? String == "web@privaterelay.appleid.com")
     }
 
+    @Test("coach: a long analysis shows the server's progress, and Cancel stops it with nothing saved")
+    func coachProgressAndCancel() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("patient")
+
+        try await Browser.with(.desktop) { browser in
+            try await Self.signIn(browser, server, as: "patient")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", workout.path)
+            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
+            try await browser.click(
+                "#workout-video", atFraction: workout.rim[0] + workout.rim[2] / 2, workout.rim[1] + workout.rim[3] / 2)
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the analysis progress", timeout: .seconds(60),
+                """
+                const text = document.getElementById('analyse-text').innerText;
+                return /Analysing the shots: ([1-9]|[1-9][0-9]) %/.test(text) && document.getElementById('analyse-bar').value > 0
+                """)
+            try await browser.click("#analyse-cancel")
+            try await browser.wait(
+                for: "the cancellation", timeout: .seconds(20),
+                "return document.getElementById('status').innerText === 'Analysis cancelled.' && document.getElementById('analyse-bar').hidden"
+            )
+            #expect(try await browser.run("return document.getElementById('workout-result').hidden") as? Bool == true)
+        }
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+    }
+
     @Test("sign out leaves nothing of the first user; the second changes the password and deletes the account")
     func signOutThenAccount() async throws {
         let server = try await TestServer.start()

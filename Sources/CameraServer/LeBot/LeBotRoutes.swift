@@ -20,6 +20,9 @@ struct LeBotService: Sendable {
     let analyzeLimiter: RateLimiter
 
     let workers: MediaWorkers
+    /// Analyses in progress, by "user/analysis id": how far (0…1) and whether the user cancelled.
+    let analyses = ProgressTable()
+    let cancelled = ProgressTable()
     /// Gemini calls a day for all users together, on top of each user's per-minute limits.
     let budget: DailyBudget
 
@@ -107,6 +110,23 @@ struct LeBotService: Sendable {
                 return Response(
                     status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                     body: .init(byteBuffer: .init(bytes: data)))
+            },
+            Route(
+                method: .get, path: "/api/lebot/analyses/:id", access: .user,
+                summary: "How far the analysis sent with X-Analysis-ID: {id} is (0–1)"
+            ) { _, context in
+                let key = "\(try context.user())/\(try pathID(context))"
+                guard let fraction = analyses.get(key) else { throw APIError(.notFound, "no analysis in progress") }
+                return try json(["progress": fraction])
+            },
+            Route(
+                method: .delete, path: "/api/lebot/analyses/:id", access: .user,
+                summary: "Cancel the analysis sent with X-Analysis-ID: {id}"
+            ) { _, context in
+                let key = "\(try context.user())/\(try pathID(context))"
+                guard analyses.get(key) != nil else { throw APIError(.notFound, "no analysis in progress") }
+                cancelled.set(key, 1)
+                return Response(status: .noContent)
             },
             Route(
                 method: .get, path: "/api/lebot/workouts", access: .user, summary: "The user's workouts, newest first"
@@ -256,14 +276,29 @@ struct LeBotService: Sendable {
             request.body, to: video, limit: configuration.maxWorkoutBytes,
             accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
             refusal: "the upload is not an MP4, QuickTime or WebM video")
+        // The client names the analysis (X-Analysis-ID) to ask how far it is, or to cancel it.
+        let key = request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil }
+        let (progress, cancelled) = (analyses, self.cancelled)
+        if let key { progress.set(key, 0) }
+        defer {
+            if let key {
+                progress.set(key, nil)
+                cancelled.set(key, nil)
+            }
+        }
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
-                try WorkoutAnalyzer(rim: rim, threads: 1).analyze(video)
+                try WorkoutAnalyzer(rim: rim, threads: 1).analyze(
+                    video, progress: { fraction in if let key { progress.set(key, fraction) } },
+                    shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
             }
         } catch let error as APIError {
             unlink(video)
             throw error
+        } catch let error as MediaError where error.kind == .cancelled {
+            unlink(video)
+            throw APIError(.conflict, "the analysis was cancelled; nothing was saved")
         } catch {
             unlink(video)
             throw APIError(.badRequest, "the upload could not be analysed: \(error)")

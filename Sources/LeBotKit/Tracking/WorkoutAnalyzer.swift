@@ -95,17 +95,21 @@ public struct WorkoutAnalyzer: Sendable {
     /// in it (for annotated output); `progress` gets 0...1; `onShot` each shot as it is decided.
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    /// `shouldStop` is asked every frame; when it answers true the analysis ends with a
+    /// `cancelled` error.
     public func analyze(
         _ path: String, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
-        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+        shouldStop: () -> Bool = { false }, frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
-        try analyze(source: .file(path), progress: progress, onShot: onShot, frameHandler: frameHandler)
+        try analyze(
+            source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
+            frameHandler: frameHandler)
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
     public func analyze(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
-        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+        shouldStop: () -> Bool = { false }, frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
         let path = source.description
@@ -131,6 +135,9 @@ public struct WorkoutAnalyzer: Sendable {
         var lastTime = 0.0
         var detectorTime = Duration.zero
         func handle(_ frame: VideoFrame) throws(MediaError) {
+            if shouldStop() {
+                throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
+            }
             let time = frame.pts?.seconds ?? Double(frames) / 30
             let clock = ContinuousClock.now
             let observations = try ballTracker.process(frame, time: time)

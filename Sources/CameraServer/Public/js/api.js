@@ -58,12 +58,13 @@ export async function api(path, options = {}, retried = false) {
  * Sends a file with progress (XMLHttpRequest: fetch cannot report upload progress). Returns
  * { done: Promise, cancel() }; `done` resolves to the parsed JSON answer.
  */
-export function upload(path, file, { method = "PUT", onProgress = () => {} } = {}) {
+export function upload(path, file, { method = "PUT", headers = {}, onProgress = () => {} } = {}) {
   const request = new XMLHttpRequest();
   const done = new Promise((resolve, reject) => {
     request.open(method, path);
     request.setRequestHeader("X-CameraCore", "1");
     if (file.type) request.setRequestHeader("Content-Type", file.type);
+    for (const [name, value] of Object.entries(headers)) request.setRequestHeader(name, value);
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.upload.onload = () => onProgress(1, true);
     request.onload = () => {

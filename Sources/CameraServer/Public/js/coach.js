@@ -104,30 +104,56 @@ function setRim(r) {
 async function analyse() {
   if (!file || !rim) return;
   const text = [rim.x, rim.y, rim.width, rim.height].map((value) => value.toFixed(4)).join(",");
+  const id = crypto.randomUUID();
+  let polling = null;
   $("analyse").disabled = true;
   $("analyse-cancel").hidden = false;
   $("analyse-bar").hidden = false;
   $("analyse-bar").value = 0;
+  $("rim-error").textContent = "";
+  const analysing = (fraction) => {
+    $("analyse-bar").value = fraction;
+    $("analyse-text").textContent = `Analysing the shots: ${Math.round(fraction * 100)} %`;
+  };
   try {
     sending = upload(`/api/lebot/workouts?rim=${encodeURIComponent(text)}`, file, {
       method: "POST",
+      headers: { "X-Analysis-ID": id },
       onProgress: (fraction, sent) => {
-        if (sent) { $("analyse-bar").removeAttribute("value"); $("analyse-text").textContent = "Analysing the shots…"; }
-        else { $("analyse-bar").value = fraction; $("analyse-text").textContent = `Uploading ${megabytes(file.size)}: ${Math.round(fraction * 100)} %`; }
+        if (!sent) {
+          $("analyse-bar").value = fraction;
+          $("analyse-text").textContent = `Uploading ${megabytes(file.size)}: ${Math.round(fraction * 100)} %`;
+          return;
+        }
+        // The file is there: the server reports how far the analysis is, and can stop it.
+        analysing(0);
+        sending.analysisID = id;
+        polling = setInterval(async () => {
+          try { analysing((await api(`/api/lebot/analyses/${id}`)).progress); } catch (_) { /* finished or not begun */ }
+        }, 500);
       },
     });
     const result = await sending.done;
     showResult(result, fileURL);
     loadHistory();
   } catch (error) {
-    if (error.name !== "AbortError") $("rim-error").textContent = words(error);
+    if (error.name === "AbortError" || error.status === 409) toast("Analysis cancelled.");
+    else $("rim-error").textContent = words(error);
   } finally {
+    clearInterval(polling);
     sending = null;
     $("analyse").disabled = false;
     $("analyse-cancel").hidden = true;
     $("analyse-bar").hidden = true;
     $("analyse-text").textContent = "";
   }
+}
+
+/** Stops the upload, or asks the server to stop the analysis once the file is there. */
+function cancel() {
+  if (!sending) return;
+  if (sending.analysisID) api(`/api/lebot/analyses/${sending.analysisID}`, { method: "DELETE" }).catch(() => {});
+  else sending.cancel();
 }
 
 function showResult(result, localURL = null) {
@@ -166,6 +192,6 @@ export function hide() { $("replay").pause(); }
 export function wire() {
   $("workout-file").addEventListener("change", choose);
   $("analyse").addEventListener("click", analyse);
-  $("analyse-cancel").addEventListener("click", () => sending && sending.cancel());
+  $("analyse-cancel").addEventListener("click", cancel);
   markRim();
 }
