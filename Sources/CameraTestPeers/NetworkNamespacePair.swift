@@ -44,11 +44,7 @@ public final class NetworkNamespacePair: @unchecked Sendable {
             for (namespace, interface, address) in [
                 (client, clientInterface, Self.clientAddress), (device, deviceInterface, Self.deviceAddress),
             ] {
-                try Self.ip(["link", "set", interface, "netns", namespace])
-                try Self.ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", interface])
-                try Self.ip(["-n", namespace, "link", "set", "lo", "up"])
-                try Self.ip(["-n", namespace, "link", "set", interface, "multicast", "on", "up"])
-                try Self.ip(["-n", namespace, "route", "add", "239.255.255.250/32", "dev", interface])
+                try Self.move(interface, into: namespace, address: address)
             }
         } catch {
             close()
@@ -69,6 +65,16 @@ public final class NetworkNamespacePair: @unchecked Sendable {
     /// `ip netns exec <namespace>` + `command`, for Process.
     public func exec(in namespace: String, _ command: [String]) -> (executable: String, arguments: [String]) {
         (Self.ip, ["netns", "exec", namespace] + command)
+    }
+
+    /// Moves one end of a veth pair into `namespace` with `address`/24, loopback and the end up,
+    /// multicast on and WS-Discovery's group routed through it.
+    static func move(_ interface: String, into namespace: String, address: String) throws {
+        try ip(["link", "set", interface, "netns", namespace])
+        try ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", interface])
+        try ip(["-n", namespace, "link", "set", "lo", "up"])
+        try ip(["-n", namespace, "link", "set", interface, "multicast", "on", "up"])
+        try ip(["-n", namespace, "route", "add", "239.255.255.250/32", "dev", interface])
     }
 
     @discardableResult
@@ -116,14 +122,10 @@ public final class NetworkNamespaceLink: @unchecked Sendable {
         do {
             try NetworkNamespacePair.ip(["netns", "add", device])
             try NetworkNamespacePair.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", deviceInterface])
-            try NetworkNamespacePair.ip(["link", "set", deviceInterface, "netns", device])
+            try NetworkNamespacePair.move(deviceInterface, into: device, address: deviceAddress)
             try NetworkNamespacePair.ip(["addr", "add", "\(hostAddress)/24", "dev", hostInterface])
             try NetworkNamespacePair.ip(["link", "set", hostInterface, "multicast", "on", "up"])
             try NetworkNamespacePair.ip(["route", "add", "239.255.255.250/32", "dev", hostInterface])
-            try NetworkNamespacePair.ip(["-n", device, "addr", "add", "\(deviceAddress)/24", "dev", deviceInterface])
-            try NetworkNamespacePair.ip(["-n", device, "link", "set", "lo", "up"])
-            try NetworkNamespacePair.ip(["-n", device, "link", "set", deviceInterface, "multicast", "on", "up"])
-            try NetworkNamespacePair.ip(["-n", device, "route", "add", "239.255.255.250/32", "dev", deviceInterface])
         } catch {
             close()
             throw error
