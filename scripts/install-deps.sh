@@ -29,6 +29,8 @@ packages=(
     postgresql
     # Server tests: the web UI in headless Chromium, driven through WebDriver (chromedriver)
     chromium chromium-driver
+    # Tests: a virtual environment for test peers from PyPI (ipycam, a virtual ONVIF/RTSP camera)
+    python3-venv python3-pip
     # Server benchmark: HTTP load from a second process (authenticated clip list, 50 connections);
     # curl for the upload benchmark and the server's Expect: 100-continue test
     wrk curl
@@ -57,4 +59,14 @@ fi
 if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "error: Swift 6 is not installed: put it on PATH or at /opt/swift (https://swift.org/install)" >&2
     exit 1
+fi
+
+# Test peers from PyPI, pinned, in a virtual environment outside the clone (kept between clones):
+# ipycam is a virtual IP camera nobody here wrote (WS-Discovery, ONVIF with WS-Security, RTSP).
+peers="${CAMERACORE_PEERS:-${XDG_CACHE_HOME:-$HOME/.cache}/cameracore/peers}"
+if ! "$peers/bin/python" -c 'import importlib.metadata as m; assert m.version("ipycam") == "1.3.0"' 2>/dev/null; then
+    echo "Installing test peers into $peers (ipycam 1.3.0 from PyPI)"
+    python3 -m venv "$peers"
+    "$peers/bin/pip" install --quiet --disable-pip-version-check "ipycam==1.3.0" "numpy==2.4.6" "opencv-python==5.0.0.93" \
+        || { echo "error: could not install ipycam from PyPI into $peers" >&2; exit 1; }
 fi

@@ -382,27 +382,20 @@ struct WebUITests {
     }
 
     @Test(
-        "discover → log in to read the streams → Add uses the camera's own stream URI → live video",
+        "discover ipycam (a virtual camera from PyPI) → log in to read its streams → Add uses its stream URI → live video",
         .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"))
     func discoverAndAdd() async throws {
         // The camera lives in a namespace of its own, joined to this one by a veth pair: WS-Discovery
         // multicast goes there and nowhere else.
         let link = try NetworkNamespaceLink()
         defer { link.close() }
-        let camera = RTSPTestServer(
-            auth: .digest, user: "admin", password: "secret", path: "/main", pattern: "ball", width: 640,
-            height: 360, port: 554, address: "0.0.0.0", namespace: link.device)
+        let camera = IPyCam(namespace: link.device, address: link.deviceAddress)
         try camera.start()
         defer { camera.stop() }
-        let onvif = ONVIFTestDevice(
-            name: "Porch Cam", hardware: "TC-300", address: link.deviceAddress, port: 80, namespace: link.device,
-            advertisedHost: "0.0.0.0", discovery: true)
-        try onvif.start()
-        defer { onvif.stop() }
         let server = try await TestServer.start { $0.allowedNetworks = [link.subnet] }
         defer { Task { await server.stop() } }
         let user = try await server.user("finder")
-        let stream = "rtsp://\(link.deviceAddress):554/main"
+        let stream = camera.mainStream
 
         try await Browser.with(.desktop) { browser in
             try await Self.signIn(browser, server, as: "finder")

@@ -40,13 +40,25 @@ public actor ONVIFClient {
 
     // MARK: - Device service
 
-    /// The device's UTC clock; also sets ``clockOffset``. Needs no credentials.
+    /// The device's UTC clock; also sets ``clockOffset``. The spec says it needs no credentials;
+    /// devices that demand them anyway (ipycam 1.3 with a password set, some Hikvision firmwares
+    /// after "enhanced security" is on) are asked again with a login stamped on our own clock.
     @discardableResult
     public func systemDateAndTime() async throws(ONVIFError) -> Date {
-        let sent = Date.now
-        let body = try await call(
-            deviceURL, namespace: Self.deviceNamespace, action: "GetSystemDateAndTime",
-            content: "<GetSystemDateAndTime xmlns=\"\(Self.deviceNamespace)\"/>", authenticated: false)
+        var sent = Date.now
+        let content = "<GetSystemDateAndTime xmlns=\"\(Self.deviceNamespace)\"/>"
+        let body: XMLNode
+        do {
+            body = try await call(
+                deviceURL, namespace: Self.deviceNamespace, action: "GetSystemDateAndTime", content: content,
+                authenticated: false)
+        } catch .notAuthorized where username != nil {
+            if clockOffset == nil { clockOffset = .zero }
+            sent = Date.now
+            body = try await call(
+                deviceURL, namespace: Self.deviceNamespace, action: "GetSystemDateAndTime", content: content,
+                authenticated: true)
+        }
         let received = Date.now
         guard let utc = body.first("UTCDateTime"), let date = utc.child("Date"), let time = utc.child("Time"),
             let year = date.value(of: "Year").flatMap(Int.init), let month = date.value(of: "Month").flatMap(Int.init),

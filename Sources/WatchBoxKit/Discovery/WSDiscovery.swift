@@ -72,15 +72,23 @@ public struct WSDiscovery: Sendable {
         """
     }
 
-    /// Reads a ProbeMatches answer. Answers to other probes (RelatesTo not `probeID`) and anything
-    /// that is not a ProbeMatches give an empty list; malformed XML throws.
+    /// Reads a ProbeMatches answer (or a Hello announcement). Answers to other probes (RelatesTo not
+    /// `probeID`) and anything else give an empty list; malformed XML throws.
+    ///
+    /// Tolerant of what real devices send:
+    /// - a `ProbeMatch` straight in the Body without the `ProbeMatches` wrapper (ipycam 1.3, and
+    ///   several low-cost Hikvision/Dahua OEM firmwares);
+    /// - `RelatesTo` with our id in other case, or without / with an extra `urn:` prefix (some
+    ///   Axis and Uniview firmwares rewrite it);
+    /// - any namespace prefix, and XAddrs lists with several URLs (IPv6 ones are skipped).
     public static func parseProbeMatches(
         _ bytes: [UInt8], sender: String, probeID: String?, interface: String = "", milliseconds: Int = 0
     ) throws(MediaError) -> [DiscoveredDevice] {
         let envelope = try XMLNode.parse(bytes, limit: 64 << 10)
-        if let probeID, let relatesTo = envelope.value(of: "RelatesTo"), relatesTo != probeID { return [] }
-        guard let matches = envelope.first("ProbeMatches") else { return [] }
-        return matches.all("ProbeMatch").compactMap { match in
+        if let probeID, let relatesTo = envelope.value(of: "RelatesTo"), !sameMessageID(relatesTo, probeID) {
+            return []
+        }
+        return (envelope.all("ProbeMatch") + envelope.all("Hello")).compactMap { match in
             let words = { (name: String) in
                 (match.value(of: name) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
             }
@@ -91,12 +99,36 @@ public struct WSDiscovery: Sendable {
                 urls.insert(urls.remove(at: index), at: 0)
             }
             guard let key = endpoint ?? urls.first else { return nil }
-            let scopes = words("Scopes")
+            let scopes = joinedScopes(words("Scopes"))
             return DiscoveredDevice(
                 endpoint: key, address: sender, serviceURLs: urls, types: words("Types"), scopes: scopes,
                 name: scope("name", in: scopes), hardware: scope("hardware", in: scopes),
                 location: scope("location", in: scopes), interface: interface, milliseconds: milliseconds)
         }
+    }
+
+    /// Scopes are URIs separated by spaces, so a space inside one should be `%20`; ipycam 1.3 and
+    /// some Reolink firmwares write the camera's name raw ("name/Front Door"). A word that is not
+    /// a URI continues the scope before it.
+    static func joinedScopes(_ words: [String]) -> [String] {
+        var scopes: [String] = []
+        for word in words {
+            if !word.contains(":"), let last = scopes.popLast() {
+                scopes.append(last + " " + word)
+            } else {
+                scopes.append(word)
+            }
+        }
+        return scopes
+    }
+
+    /// Message ids compared as devices echo them: case and a `urn:` prefix do not matter.
+    static func sameMessageID(_ a: String, _ b: String) -> Bool {
+        func normal(_ id: String) -> String {
+            let lowered = id.trimmingWhitespace().lowercased()
+            return lowered.hasPrefix("urn:") ? String(lowered.dropFirst(4)) : lowered
+        }
+        return normal(a) == normal(b)
     }
 
     /// `http://0.0.0.0/onvif/device_service` answered from 10.0.0.5 → `http://10.0.0.5/…`. Nil for

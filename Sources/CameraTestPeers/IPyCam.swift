@@ -1,0 +1,109 @@
+import CameraTesting
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// ipycam (PyPI, pinned 1.3.0): a virtual IP camera nobody here wrote — WS-Discovery (Hello on
+/// start, ProbeMatch without the ProbeMatches wrapper), an ONVIF device service that wants
+/// WS-Security on every call (GetSystemDateAndTime included) once a password is set, and a native
+/// RTSP server with a main and a sub stream. `scripts/install-deps.sh` installs it into a virtual
+/// environment (`$CAMERACORE_PEERS`, default `~/.cache/cameracore/peers`).
+///
+/// Runs inside a network namespace (its discovery listens on port 3702 of every address), fed a
+/// looping test video.
+public final class IPyCam: @unchecked Sendable {
+    // @unchecked: `process` is set by start() and cleared by stop(), both from the owning test.
+    public let namespace: String
+    public let address: String
+    public let user: String
+    public let password: String
+    public let width: Int
+    public let height: Int
+    public let onvifPort = 8080
+    public let rtspPort = 8554
+    private var process: Process?
+
+    public static var python: String {
+        let root =
+            ProcessInfo.processInfo.environment["CAMERACORE_PEERS"]
+            ?? ((ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
+                ?? (NSHomeDirectory() + "/.cache")) + "/cameracore/peers")
+        return root + "/bin/python"
+    }
+
+    public init(
+        namespace: String, address: String, user: String = "admin", password: String = "secret", width: Int = 640,
+        height: Int = 360
+    ) {
+        self.namespace = namespace
+        self.address = address
+        self.user = user
+        self.password = password
+        self.width = width
+        self.height = height
+    }
+
+    deinit { stop() }
+
+    public var mainStream: String { "rtsp://\(address):\(rtspPort)/video_main" }
+    public var subStream: String { "rtsp://\(address):\(rtspPort)/video_sub" }
+
+    public func start() throws {
+        guard process == nil else { return }
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw TestPeerError(
+                "ipycam's virtual environment is missing at \(Self.python): run scripts/install-deps.sh")
+        }
+        let folder = NSTemporaryDirectory() + "ipycam-" + UUID().uuidString.lowercased()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = try TestMedia.lavfi(
+            in: folder, name: "ipycam-source.mp4", width: width, height: height, frameRate: 15, seconds: 20)
+        let configuration: [String: Any] = [
+            "local_ip": address, "onvif_port": onvifPort, "rtsp_port": rtspPort, "web_port": 8081, "username": user,
+            "password": password, "main_width": width, "main_height": height, "main_fps": 15,
+            "sub_width": width / 2, "sub_height": height / 2, "sub_fps": 15, "name": "Virtual Camera",
+        ]
+        let configPath = folder + "/ipycam.json"
+        try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
+        process.arguments = [
+            "netns", "exec", namespace, Self.python, "-m", "ipycam", "--config", configPath, "--source", source.path,
+            "--no-timestamp", "--log-level", "WARNING",
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // Ready when it says so and its RTSP port answers.
+        let handle = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(30)
+        var text = ""
+        while Date() < deadline, process.isRunning, !text.contains("IP Camera is running") {
+            var poll = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poll, 1, 200) > 0 {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        guard text.contains("IP Camera is running") else {
+            stop()
+            throw TestPeerError("ipycam did not start: \(text.suffix(400))")
+        }
+        // Keep draining its output so a full pipe never blocks it.
+        handle.readabilityHandler = { handle in _ = handle.availableData }
+    }
+
+    public func stop() {
+        guard let process else { return }
+        self.process = nil
+        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
+        TestPeer.stop(process)
+    }
+}
