@@ -89,6 +89,36 @@ final class Recorder: Sendable {
         #expect(!events.contains { $0.cameraID == ball && $0.kind == .frozen })
     }
 
+    @Test func barsWithASmallMovingPatchAreNotFrozen() throws {
+        // SMPTE bars and a ball moving in one corner: about 1 % of
+        // the picture moves. The old mean-difference test called this frozen.
+        let bars = RTSPTestServer(auth: .none, pattern: "smpte-patch", width: 640, height: 360)
+        let still = RTSPTestServer(auth: .none, pattern: "solid-color", width: 640, height: 360)
+        try bars.start()
+        try still.start()
+        defer {
+            bars.stop()
+            still.stop()
+        }
+        let recorder = Recorder()
+        let manager = StreamManager(onHealth: { event in recorder.health.withLock { $0.append(event) } })
+        defer { manager.stopAll() }
+        let moving = UUID()
+        let frozen = UUID()
+        manager.start(moving, url: bars.url())
+        manager.start(frozen, url: still.url())
+        // The frozen one is reported within 5 s of playing; by then the bars have had as long.
+        let deadline = Date().addingTimeInterval(12)
+        while Date() < deadline, !recorder.health.withLock({ $0.contains { $0.cameraID == frozen } }) {
+            usleep(100_000)
+        }
+        usleep(1_000_000)
+        let events = recorder.health.withLock { $0 }
+        #expect(events.contains { $0.cameraID == frozen && $0.kind == .frozen }, "\(events)")
+        #expect(!events.contains { $0.cameraID == moving && $0.kind == .frozen }, "\(events)")
+        #expect(manager.state(moving) == .playing)
+    }
+
     @Test func everySubscriberGetsEverySampleAndTheCapPausesInvisibleStreams() throws {
         let server = RTSPTestServer(auth: .none)
         try server.start()

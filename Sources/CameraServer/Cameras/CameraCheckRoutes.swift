@@ -136,7 +136,10 @@ extension CameraService {
     /// The camera's state and latest problem as words.
     func words(_ id: UUID) -> HealthWords {
         let (state, since) = tables.states.withLock { $0[id] } ?? (.idle, nil)
-        let problem = tables.events.withLock { $0[id]?.last }
+        // Frozen and no data last until "recovered"; a timestamp jump is news for ten seconds only.
+        let events = tables.events.withLock { $0[id] ?? [] }
+        let problem = events.last { [.frozen, .noData, .recovered].contains($0.event.kind) }
+        let jump = events.last { $0.event.kind == .timestampJump && $0.at > Date().addingTimeInterval(-10) }
         switch state {
         case .idle:
             return HealthWords(level: "idle", summary: "not streaming (opens when someone watches)", since: since)
@@ -153,13 +156,13 @@ extension CameraService {
             }
             return HealthWords(level: "bad", summary: "failed: \(reason)", since: since)
         case .playing:
-            if let problem, problem.event.kind != .recovered {
-                switch problem.event.kind {
-                case .noData: return HealthWords(level: "bad", summary: "no picture", since: problem.at)
-                case .frozen: return HealthWords(level: "bad", summary: "picture frozen", since: problem.at)
-                default: return HealthWords(level: "warn", summary: problem.event.reason, since: problem.at)
-                }
+            if let problem, problem.event.kind == .noData {
+                return HealthWords(level: "bad", summary: "no picture", since: problem.at)
             }
+            if let problem, problem.event.kind == .frozen {
+                return HealthWords(level: "bad", summary: "picture frozen", since: problem.at)
+            }
+            if let jump { return HealthWords(level: "warn", summary: jump.event.reason, since: jump.at) }
             return HealthWords(level: "ok", summary: "playing", since: since)
         }
     }

@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--width", type=int, default=320)
     parser.add_argument("--height", type=int, default=240)
     parser.add_argument("--fps", type=int, default=30)
-    parser.add_argument("--pattern", default="ball", help="videotestsrc pattern; 'solid-color' is a frozen picture")
+    parser.add_argument("--pattern", default="ball", help="videotestsrc pattern; 'solid-color' is a frozen picture, 'smpte-patch' bars with a small moving ball")
     args = parser.parse_args()
 
     Gst.init(None)
@@ -43,10 +43,19 @@ def main() -> int:
         if args.codec == "h264"
         else f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} ! rtph265pay name=pay0 pt=96 config-interval=1"
     )
-    launch = (
-        f"( videotestsrc is-live=true pattern={args.pattern} ! "
-        f"video/x-raw,width={args.width},height={args.height},framerate={args.fps}/1 ! {encoder} )"
-    )
+    caps = f"video/x-raw,width={args.width},height={args.height},framerate={args.fps}/1"
+    if args.pattern == "smpte-patch":
+        # SMPTE 100 % bars (no noise block) with a small moving ball in one corner (about 1 % of the
+        # picture changes):
+        # a static scene with a little motion, which must not count as frozen.
+        patch = f"video/x-raw,width={args.width // 10},height={args.height // 10},framerate={args.fps}/1"
+        launch = (
+            f"( compositor name=mix ! videoconvert ! {caps.replace('video/x-raw,', 'video/x-raw,format=I420,')} ! {encoder} "
+            f"videotestsrc is-live=true pattern=smpte100 ! {caps} ! mix.sink_0 "
+            f"videotestsrc is-live=true pattern=ball ! {patch} ! mix.sink_1 )"
+        )
+    else:
+        launch = f"( videotestsrc is-live=true pattern={args.pattern} ! {caps} ! {encoder} )"
 
     server = GstRtspServer.RTSPServer()
     server.set_address(args.address)

@@ -10,7 +10,8 @@ import Synchronization
 
 /// Watches one playing stream: timestamp jumps on every packet, and a frozen picture by decoding
 /// only keyframes (one per group of pictures, so a pass-through stream stays nearly free) into a
-/// 64×36 grey thumbnail and comparing each with the last.
+/// 64×36 grey thumbnail and comparing each with the last: frozen when no pixel changed for
+/// `frozenAfter` seconds.
 final class HealthMonitor {
     let cameraID: UUID
     let options: StreamManager.Options
@@ -49,10 +50,12 @@ final class HealthMonitor {
             let picture = frame.planes[0].bytes
             defer { lastPicture = picture }
             guard let previous = lastPicture, let time = frame.pts else { continue }
-            // Identical up to encoder noise: mean absolute difference under 1 grey level.
-            var difference = 0
-            for index in picture.indices { difference += abs(Int(picture[index]) - Int(previous[index])) }
-            let same = difference < picture.count
+            // Frozen means no part of the picture moved: every pixel of the thumbnail within 2 grey
+            // levels (what re-encoding one still frame leaves). A mean over the picture hid small
+            // motion: bars with a moving ball in one corner (3 % of the picture) read as frozen.
+            var largest = 0
+            for index in picture.indices { largest = max(largest, abs(Int(picture[index]) - Int(previous[index]))) }
+            let same = largest <= 2
             if same {
                 if unchangedSince == nil { unchangedSince = time }
                 if let since = unchangedSince, !frozenReported, (time - since).seconds >= options.frozenAfter {
