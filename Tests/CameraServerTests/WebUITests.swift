@@ -213,6 +213,7 @@ struct WebUITests {
                 "return document.getElementById('camera-list').innerText.includes('Front gate')")
             let edited = try await server.request(.GET, "/api/cameras/\(firstID)", token: user.token).object
             #expect(edited["name"] as? String == "Front gate" && edited["hasPassword"] as? Bool == true)
+            #expect(edited["lastConnected"] is String, "lastConnected was not kept: \(edited)")
 
             // A second camera with a wrong password: its tile says so in words.
             let bad = try await server.request(

@@ -69,6 +69,14 @@ final class CameraService: Sendable {
             onState: { id, state in
                 tables.states.withLock { $0[id] = (state, Date()) }
                 tables.live.withLock { $0 }?.stateChanged(id, state)
+                // The spec's lastConnected: when the camera last started playing.
+                if case .playing = state {
+                    Task {
+                        try? await store.database.write(
+                            "UPDATE cameras SET last_connected = ? WHERE id = ?",
+                            [SQLValue(Date()), ServerCameraRepository.key(id)])
+                    }
+                }
             },
             onHealth: { event in
                 tables.events.withLock { table in

@@ -176,7 +176,8 @@ function renderList() {
   cameras.forEach((camera, index) => {
     const item = el("li", { class: "camera-row", draggable: "true", "data-camera-id": camera.id.toLowerCase() },
       el("span", { class: "handle", "aria-hidden": "true", text: "⠿" }),
-      el("span", { class: "grow" }, el("strong", { text: camera.name }), " ", el("span", { class: "pill", text: camera.isActive === false ? "off" : "…" })),
+      el("span", { class: "grow" }, el("strong", { text: camera.name }), " ", el("span", { class: "pill", text: camera.isActive === false ? "off" : "…" }),
+        camera.lastConnected ? el("span", { class: "muted", text: ` last seen ${new Date(camera.lastConnected).toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` }) : null),
       el("button", { class: "secondary small icon-button", type: "button", text: "↑", "aria-label": `Move ${camera.name} up`, disabled: index === 0, onclick: () => move(index, -1) }),
       el("button", { class: "secondary small icon-button", type: "button", text: "↓", "aria-label": `Move ${camera.name} down`, disabled: index === cameras.length - 1, onclick: () => move(index, 1) }),
       el("button", { class: "secondary small", type: "button", text: "Edit", onclick: () => openEditor(camera) }),
