@@ -189,6 +189,39 @@ struct AppRoutesTests {
         #expect(metadata.status == 403, "\(metadata.text)")
     }
 
+    @Test("stream profiles come with a discovered camera, only on its own device; the grid names the small one")
+    func streamProfiles() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        var body: [String: Any] = [
+            "name": "Porch", "rtspURL": "rtsp://127.0.0.1:8554/main",
+            "profiles": [
+                ["name": "Main", "rtspURL": "rtsp://127.0.0.1:8554/main", "width": 1920, "height": 1080, "fps": 25],
+                ["name": "Sub", "rtspURL": "rtsp://127.0.0.2:8554/sub", "width": 640, "height": 360, "fps": 15],
+            ],
+        ]
+        let elsewhere = try await server.request(.POST, "/api/cameras", token: user.token, json: body)
+        #expect(elsewhere.status == 400 && elsewhere.text.contains("profiles[1].rtspURL"), "\(elsewhere.text)")
+        #expect(try await server.request(.GET, "/api/cameras", token: user.token).array.isEmpty)
+        body["profiles"] = [
+            ["name": "Sub", "rtspURL": "rtsp://127.0.0.1:8554/sub", "width": 640, "height": 360, "fps": 15],
+            ["name": "Main", "rtspURL": "rtsp://127.0.0.1:8554/main", "width": 1920, "height": 1080, "fps": 25],
+        ]
+        let made = try await server.request(.POST, "/api/cameras", token: user.token, json: body)
+        #expect(made.status == 201, "\(made.text)")
+        let id = made.object["id"] as? String ?? ""
+        let profiles = try await server.request(.GET, "/api/cameras/\(id)/profiles", token: user.token).array
+        #expect(profiles.compactMap { $0["name"] as? String } == ["Main", "Sub"])
+        #expect(profiles.compactMap { $0["isDefault"] as? Bool } == [true, false])
+        let grid = try await server.request(.GET, "/api/grid?width=800&height=600", token: user.token).object
+        let cell = (grid["cells"] as? [[String: Any]])?.first ?? [:]
+        #expect(cell["gridProfileID"] as? String == (profiles.last?["id"] as? String)?.lowercased())
+        let health = try await server.request(
+            .GET, "/api/cameras/\(id)/health?profile=\(UUID().uuidString)", token: user.token)
+        #expect(health.status == 404)
+    }
+
     @Test("the grid order is saved: distinct positions, unknown or repeated ids refused")
     func gridOrder() async throws {
         let server = try await TestServer.start()

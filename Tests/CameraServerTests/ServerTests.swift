@@ -174,6 +174,7 @@ struct ServerTests {
             "DELETE /api/lebot/workouts/{id}": status(.DELETE, "/api/lebot/workouts/\(workoutID)", 404),
             // B tests a connection naming A's camera: refused, and A's stored password is never sent.
             "POST /api/cameras/test": status(.POST, "/api/cameras/test", 404, json: ["cameraID": cameraID]),
+            "GET /api/cameras/{id}/profiles": status(.GET, "/api/cameras/\(cameraID)/profiles", 404),
             "PUT /api/cameras/order": status(.PUT, "/api/cameras/order", 404, json: ["ids": [cameraID]]),
             // Account routes act on B's own account only (A's is checked at the end).
             "POST /api/auth/password": status(

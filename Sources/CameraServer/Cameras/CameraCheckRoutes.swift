@@ -31,6 +31,60 @@ extension CameraService {
         var milliseconds: Int
     }
 
+    /// A stream profile of a camera being added (from ONVIF discovery).
+    struct ProfileInput: Decodable {
+        var name: String
+        var rtspURL: String
+        var width: Int?
+        var height: Int?
+        var fps: Int?
+    }
+
+    /// `POST /api/cameras`: the camera's fields, and optionally its stream profiles.
+    struct NewCamera: Decodable {
+        var camera: CameraInput
+        var profiles: [ProfileInput]?
+
+        enum CodingKeys: String, CodingKey { case profiles }
+
+        init(from decoder: any Decoder) throws {
+            camera = try CameraInput(from: decoder)
+            profiles = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
+                [ProfileInput].self, forKey: .profiles)
+        }
+    }
+
+    /// The profiles to store, checked: at most 8, each on the camera's own device (so a profile
+    /// cannot send the camera's password elsewhere); the largest is the default.
+    static func profiles(_ inputs: [ProfileInput], of camera: Camera) throws -> [StreamProfile] {
+        guard inputs.count <= 8 else { throw APIError(.badRequest, "profiles: at most 8") }
+        let made = try inputs.enumerated().map { index, input -> StreamProfile in
+            guard let parts = StreamURL(input.rtspURL), device(input.rtspURL) == device(camera.rtspURL) else {
+                throw APIError(
+                    .badRequest, "profiles[\(index)].rtspURL: must be a stream of the same camera (host and port)")
+            }
+            let name = input.name.trimmingWhitespace()
+            guard !name.isEmpty, name.count <= 100 else {
+                throw APIError(.badRequest, "profiles[\(index)].name: must be 1–100 characters")
+            }
+            return StreamProfile(
+                cameraID: camera.id, name: name, rtspURL: parts.withoutCredentials,
+                resolution: "\(max(0, input.width ?? 0))x\(max(0, input.height ?? 0))",
+                fps: Int16(clamping: max(0, input.fps ?? 0)))
+        }
+        guard let main = made.max(by: { area($0) < area($1) }) else { return [] }
+        return made.map { profile in
+            var profile = profile
+            profile.isDefault = profile.id == main.id
+            return profile
+        }
+    }
+
+    static func area(_ profile: StreamProfile) -> Int {
+        let parts = profile.resolution.split(separator: "x").compactMap { Int($0) }
+        return parts.count == 2 ? parts[0] * parts[1] : 0
+    }
+
     struct OrderRequest: Decodable {
         var ids: [String]
     }
@@ -74,6 +128,14 @@ extension CameraService {
                 let probe = await self.prober.probe(
                     parts.withHost(address).withoutCredentials, username: username, password: password)
                 return try json(Self.testResult(probe, device: "\(parts.host):\(parts.port)"))
+            },
+            Route(
+                method: .get, path: "/api/cameras/:id/profiles", access: .user,
+                summary: "The camera's stream profiles (main and sub), largest first"
+            ) { _, context in
+                let camera = try await self.owned(context)
+                let profiles = try await self.repository(context).profiles(cameraID: camera.id)
+                return try json(profiles.sorted { Self.area($0) > Self.area($1) })
             },
             Route(
                 method: .put, path: "/api/cameras/order", access: .user,

@@ -106,6 +106,8 @@ final class CameraService: Sendable {
         var cameraID: String
         var name: String
         var frame: GridLayoutCalculator.Frame
+        /// The smallest of several stream profiles, for the grid; full screen plays the main one.
+        var gridProfileID: String?
     }
 
     struct Grid: Codable {
@@ -202,11 +204,13 @@ final class CameraService: Sendable {
             Route(method: .post, path: "/api/cameras", access: .user, summary: "Add a camera (password write-only)") {
                 request, context in
                 let repository = try self.repository(context)
-                let input = try await decode(CameraInput.self, from: request, context: context)
+                let body = try await decode(NewCamera.self, from: request, context: context)
+                let input = body.camera
                 let count = try await repository.cameras().count
                 guard count < 64 else { throw APIError(.badRequest, "at most 64 cameras per account") }
                 var (camera, password) = try await self.camera(
                     from: input, id: UUID(), existing: nil, user: try context.user())
+                let profiles = try Self.profiles(body.profiles ?? [], of: camera)
                 if input.gridPosition == nil { camera.gridPosition = Int16(count) }
                 do {
                     try await repository.add(camera)
@@ -214,6 +218,7 @@ final class CameraService: Sendable {
                     throw APIError(.conflict, "a camera with this URL already exists")
                 }
                 if let password, !password.isEmpty { try self.credentials.setPassword(password, for: camera.id) }
+                for profile in profiles { try await repository.addProfile(profile) }
                 guard let saved = try await repository.camera(id: camera.id) else {
                     throw APIError(.internalServerError, "the camera was not saved")
                 }
@@ -261,17 +266,25 @@ final class CameraService: Sendable {
             {
                 _, context in
                 let camera = try await self.owned(context)
+                let profiles = try await self.repository(context).profiles(cameraID: camera.id)
                 try await self.repository(context).remove(id: camera.id)
                 try self.credentials.removePassword(for: camera.id)
-                self.restart(camera.id)
+                self.restart(camera.id, profiles: profiles)
                 return Response(status: .noContent)
             },
             Route(
                 method: .get, path: "/api/cameras/:id/health", access: .user,
                 summary: "Stream state, counters and health events"
             ) {
-                _, context in
-                let id = try await self.owned(context).id
+                request, context in
+                var id = try await self.owned(context).id
+                // `?profile=<id>`: the health of that stream profile's upstream.
+                if let text = request.uri.queryParameters.get("profile") {
+                    guard let profile = UUID(uuidString: String(text)),
+                        try await self.repository(context).profiles(cameraID: id).contains(where: { $0.id == profile })
+                    else { throw APIError(.notFound, "no stream profile \(text) on this camera") }
+                    id = profile
+                }
                 let viewers = self.live.viewerCount(id)
                 return try json(
                     Health(
@@ -306,14 +319,27 @@ final class CameraService: Sendable {
             Route(
                 webSocket: "/api/cameras/:id/live",
                 summary: "Live view: fragmented MP4 over a WebSocket (one upstream per camera)"
-            ) { _, context in
-                let camera = try await self.owned(context)
+            ) { request, context in
+                var camera = try await self.owned(context)
                 let user = try context.user()
                 let session = context.sessionID ?? ""
+                // `?profile=<id>`: one of the camera's stream profiles (the grid plays the small one);
+                // each profile is its own upstream, shared by its viewers.
+                var key = camera.id
+                if let text = request.uri.queryParameters.get("profile") {
+                    guard let id = UUID(uuidString: String(text)),
+                        let profile = try await self.repository(context).profiles(cameraID: camera.id).first(where: {
+                            $0.id == id
+                        })
+                    else { throw APIError(.notFound, "no stream profile \(text) on this camera") }
+                    camera.rtspURL = profile.rtspURL
+                    key = profile.id
+                }
                 let url = try await self.streamURL(camera, user: user)
+                let (streamKey, cameraID) = (key, camera.id)
                 return { inbound, outbound in
                     let ticket: ViewerTable.Ticket
-                    switch self.viewers.admit(user: user, camera: camera.id) {
+                    switch self.viewers.admit(user: user, camera: cameraID) {
                     case .success(let admitted): ticket = admitted
                     case .failure(let refusal):
                         try await outbound.write(.text(Self.text(["type": "error", "message": refusal.message])))
@@ -321,7 +347,7 @@ final class CameraService: Sendable {
                     }
                     defer { self.viewers.release(ticket) }
                     try await self.liveView(
-                        inbound: inbound, outbound: outbound, cameraID: camera.id, url: url,
+                        inbound: inbound, outbound: outbound, cameraID: streamKey, url: url,
                         signedOut: { server.auth.isRevoked(session) })
                 }
             },
@@ -334,22 +360,34 @@ final class CameraService: Sendable {
                 guard (100...10000).contains(width), (100...10000).contains(height) else {
                     throw APIError(.badRequest, "width and height: 100–10000")
                 }
-                let rows = try await self.repository(context).cameras().filter(\.isActive)
+                let repository = try self.repository(context)
+                let rows = try await repository.cameras().filter(\.isActive)
                 let frames = GridLayoutCalculator.frames(count: rows.count, width: width, height: height)
+                var small: [UUID: String] = [:]
+                for row in rows {
+                    let profiles = try await repository.profiles(cameraID: row.id)
+                    if profiles.count > 1, let sub = profiles.min(by: { Self.area($0) < Self.area($1) }) {
+                        small[row.id] = sub.id.uuidString.lowercased()
+                    }
+                }
                 return try json(
                     Grid(
                         columns: rows.isEmpty
                             ? 0 : GridLayoutCalculator.columns(count: rows.count, width: width - 16, height: height),
                         cells: zip(rows, frames).map {
-                            GridCell(cameraID: $0.id.uuidString.lowercased(), name: $0.name, frame: $1)
+                            GridCell(
+                                cameraID: $0.id.uuidString.lowercased(), name: $0.name, frame: $1,
+                                gridProfileID: small[$0.id])
                         }))
             },
         ]
     }
 
-    /// A changed or removed camera drops its upstream; viewers get the new stream on reconnect.
-    func restart(_ id: UUID) {
+    /// A changed or removed camera drops its upstreams (its profiles' too); viewers get the new
+    /// stream on reconnect.
+    func restart(_ id: UUID, profiles: [StreamProfile] = []) {
         live.close(id)
+        for profile in profiles { live.close(profile.id) }
     }
 
     // MARK: Live view

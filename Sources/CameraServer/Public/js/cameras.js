@@ -44,6 +44,7 @@ async function loadGrid() {
   const layout = await api(`/api/grid?width=${width}&height=${height}`);
   let bottom = 0;
   const labels = {};
+  const profiles = {};
   for (const cell of layout.cells) {
     const frame = cell.frame;
     bottom = Math.max(bottom, frame.y + frame.height);
@@ -59,13 +60,24 @@ async function loadGrid() {
     box.append(full);
     Object.assign(box.style, { left: `${frame.x}px`, top: `${frame.y}px`, width: `${frame.width}px`, height: `${frame.height}px` });
     grid.append(box);
-    players.push(livePlayer(video, cell.cameraID, (text, level) => setHealth(health, text, level)));
+    // The grid plays the small stream when the camera has one; full screen the main one.
+    const show = (profile) => livePlayer(video, cell.cameraID, profile, (text, level) => setHealth(health, text, level));
+    let player = show(cell.gridProfileID);
+    players.push({ close: () => player.close() });
+    if (cell.gridProfileID) {
+      box.addEventListener("fullscreenchange", () => {
+        player.close();
+        player = show(document.fullscreenElement === box ? null : cell.gridProfileID);
+      });
+    }
+    profiles[cell.cameraID] = cell.gridProfileID;
   }
   grid.style.height = `${Math.ceil(bottom + 8)}px`;
   const poll = async () => {
     for (const [id, label] of Object.entries(labels)) {
       try {
-        const health = await api(`/api/cameras/${id}/health`);
+        const profile = document.fullscreenElement ? null : profiles[id];
+        const health = await api(`/api/cameras/${id}/health${profile ? `?profile=${profile}` : ""}`);
         const status = health.status;
         let text = status.summary;
         if (status.level === "bad" && status.since) text += ` (${ago(status.since)})`;
@@ -105,11 +117,12 @@ async function toggleFullscreen(box) {
 }
 
 /** Plays a camera's live view: JSON text messages (init, state, error) and binary fMP4 fragments. */
-function livePlayer(video, cameraID, onHealth) {
+function livePlayer(video, cameraID, profileID, onHealth) {
   let socket = null, source = null, buffer = null, queue = [], closed = false, retry = null;
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const query = profileID ? `?profile=${profileID}` : "";
   function connect() {
-    socket = new WebSocket(`${scheme}${location.host}/api/cameras/${cameraID}/live`);
+    socket = new WebSocket(`${scheme}${location.host}/api/cameras/${cameraID}/live${query}`);
     socket.binaryType = "arraybuffer";
     socket.onmessage = (event) => {
       if (typeof event.data === "string") {
@@ -216,8 +229,11 @@ async function remove(camera) {
 
 // ---- Add / edit with a connection test ----
 
+let foundProfiles = null;
+
 function openEditor(camera = null, found = null) {
   editing = camera;
+  foundProfiles = found && found.profiles ? found.profiles : null;
   tested = null;
   const form = $("camera-form");
   form.reset();
@@ -292,7 +308,7 @@ async function save(event) {
   }
   try {
     if (editing) await api(`/api/cameras/${editing.id}`, { method: "PUT", json: values });
-    else await api("/api/cameras", { method: "POST", json: values });
+    else await api("/api/cameras", { method: "POST", json: foundProfiles ? Object.assign({ profiles: foundProfiles }, values) : values });
     $("camera-dialog").close();
     toast(`${values.name} saved.`);
     await show();
@@ -333,10 +349,12 @@ function render(devices, login = null) {
       el("span", { class: "grow" }, el("strong", { text: title }), " ", el("span", { class: "muted", text: `at ${device.address}` })));
     const profiles = (found.profiles || []).filter((profile) => profile.streamURL);
     if (profiles.length) {
+      // Every profile is stored with the camera (the grid plays the smallest); the one chosen is its address.
+      const all = profiles.map(({ profile, streamURL }) => ({ name: profile.name || profile.token, rtspURL: streamURL, width: profile.width, height: profile.height, fps: profile.frameRate ? Math.round(profile.frameRate) : null }));
       for (const { profile, streamURL } of profiles) {
         const size = profile.width && profile.height ? ` ${profile.width}×${profile.height}` : "";
         item.append(el("button", { class: "small", type: "button", text: `Add ${profile.name || "stream"}${size}`, title: streamURL,
-          onclick: () => openEditor(null, { name: device.name || title, url: streamURL, username: login && login.username, password: login && login.password }) }));
+          onclick: () => openEditor(null, { name: device.name || title, url: streamURL, username: login && login.username, password: login && login.password, profiles: all }) }));
       }
     } else {
       if (found.error) item.append(el("span", { class: "pill bad", text: found.error }));
