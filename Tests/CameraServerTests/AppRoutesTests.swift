@@ -171,6 +171,12 @@ struct AppRoutesTests {
         let right = try await test(["rtspURL": camera.url(), "username": camera.user, "password": camera.password])
         #expect(right["ok"] as? Bool == true, "\(right)")
         #expect(right["summary"] as? String == "works: H264 640×360, login accepted", "\(right)")
+        let path = try await test([
+            "rtspURL": camera.url().replacingOccurrences(of: "/stream", with: "/nothing-here"), "username": camera.user,
+            "password": camera.password,
+        ])
+        #expect(path["ok"] as? Bool == false)
+        #expect((path["summary"] as? String)?.hasSuffix("check the path in the URL") == true, "\(path)")
         let closed = try LoopbackPort.free()
         let nobody = try await test(["rtspURL": "rtsp://127.0.0.1:\(closed)/stream"])
         #expect((nobody["summary"] as? String)?.hasPrefix("cannot reach 127.0.0.1:\(closed)") == true, "\(nobody)")
