@@ -1,3 +1,4 @@
+import CameraCommon
 import CameraTestPeers
 import CameraTesting
 import Foundation
@@ -226,6 +227,55 @@ struct AppRoutesTests {
         let health = try await server.request(
             .GET, "/api/cameras/\(id)/health?profile=\(UUID().uuidString)", token: user.token)
         #expect(health.status == 404)
+    }
+
+    @Test(
+        "health in words: a watched camera that dies reads 'no picture' within 3 s, and 'playing' within 3 s of its return"
+    )
+    func healthFollowsTheCamera() async throws {
+        let camera = RTSPTestServer(auth: .digest, pattern: "ball", width: 320, height: 240)
+        try camera.start()
+        defer { camera.stop() }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let made = try await server.request(
+            .POST, "/api/cameras", token: user.token,
+            json: ["name": "Yard", "rtspURL": camera.url(), "username": camera.user, "password": camera.password])
+        let id = made.object["id"] as? String ?? ""
+        func status() async throws -> [String: Any] {
+            try await server.request(.GET, "/api/cameras/\(id)/health", token: user.token).object["status"]
+                as? [String: Any] ?? [:]
+        }
+        func wait(seconds: Double, for check: ([String: Any]) -> Bool) async throws -> (Double, [String: Any]) {
+            let started = ContinuousClock.now
+            var last: [String: Any] = [:]
+            while (ContinuousClock.now - started) < .milliseconds(Int(seconds * 1000)) {
+                last = try await status()
+                if check(last) { return ((ContinuousClock.now - started).seconds, last) }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return (.infinity, last)
+        }
+        #expect((try await status())["summary"] as? String == "not streaming (opens when someone watches)")
+        // Someone watches for the whole test.
+        let viewer = Task {
+            try await watch(base: server.base, cameraID: id, token: user.token, fragments: 100_000, seconds: 25)
+        }
+        defer { viewer.cancel() }
+        let (_, playing) = try await wait(seconds: 15) { $0["summary"] as? String == "playing" }
+        #expect(playing["level"] as? String == "ok", "\(playing)")
+
+        camera.stop()
+        let (lostAfter, lost) = try await wait(seconds: 6) {
+            ($0["summary"] as? String)?.hasPrefix("no picture") == true
+        }
+        #expect(lostAfter < 3, "'no picture' after \(lostAfter) s: \(lost)")
+        #expect(lost["level"] as? String == "bad" && lost["since"] != nil)
+
+        try camera.start()
+        let (backAfter, back) = try await wait(seconds: 6) { $0["summary"] as? String == "playing" }
+        #expect(backAfter < 3, "'playing' again after \(backAfter) s: \(back)")
     }
 
     @Test("the grid order is saved: distinct positions, unknown or repeated ids refused")

@@ -197,7 +197,7 @@ extension CameraService {
 
     /// The camera's state and latest problem as words.
     func words(_ id: UUID) -> HealthWords {
-        let (state, since) = tables.states.withLock { $0[id] } ?? (.idle, nil)
+        let (state, since, lost) = tables.states.withLock { $0[id] } ?? (.idle, nil, nil)
         // Frozen and no data last until "recovered"; a timestamp jump is news for ten seconds only.
         let events = tables.events.withLock { $0[id] ?? [] }
         let problem = events.last { [.frozen, .noData, .recovered].contains($0.event.kind) }
@@ -205,8 +205,15 @@ extension CameraService {
         switch state {
         case .idle:
             return HealthWords(level: "idle", summary: "not streaming (opens when someone watches)", since: since)
+        case .connecting where lost != nil:
+            return HealthWords(level: "bad", summary: "no picture; reconnecting", since: lost)
         case .connecting:
             return HealthWords(level: "warn", summary: "connecting", since: since)
+        case .reconnecting(_, let delay, let reason) where lost != nil:
+            // It was playing: the picture is gone, and why.
+            let why = reason.map { ": \($0)" } ?? ""
+            return HealthWords(
+                level: "bad", summary: "no picture\(why); retrying in \(Int(delay.rounded(.up))) s", since: lost)
         case .reconnecting(_, let delay, let reason):
             let why = reason.map { "\($0); " } ?? ""
             return HealthWords(

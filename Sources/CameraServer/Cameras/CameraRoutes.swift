@@ -36,8 +36,9 @@ final class CameraService: Sendable {
     final class Tables: Sendable {
         let live = Mutex<LiveView?>(nil)
         let events = Mutex<[UUID: [StampedEvent]]>([:])
-        /// Each camera's stream state and when it began.
-        let states = Mutex<[UUID: (StreamState, Date)]>([:])
+        /// Each camera's stream state, when it began, and when its picture was lost (it stopped
+        /// playing and has not played since).
+        let states = Mutex<[UUID: (state: StreamState, since: Date, lost: Date?)]>([:])
     }
 
     /// A health event and when it happened.
@@ -67,7 +68,15 @@ final class CameraService: Sendable {
         let tables = self.tables
         manager = StreamManager(
             onState: { id, state in
-                tables.states.withLock { $0[id] = (state, Date()) }
+                tables.states.withLock { table in
+                    var lost = table[id]?.lost
+                    if case .playing = state {
+                        lost = nil
+                    } else if case .playing? = table[id]?.state {
+                        lost = Date()
+                    }
+                    table[id] = (state, Date(), lost)
+                }
                 tables.live.withLock { $0 }?.stateChanged(id, state)
                 // The spec's lastConnected: when the camera last started playing.
                 if case .playing = state {
