@@ -29,20 +29,7 @@ public struct ClipSync: Sendable {
 
     /// Signs in with e-mail and password and returns a client holding the session token.
     public static func signIn(server: String, email: String, password: String) async throws(MediaError) -> ClipSync {
-        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        struct Body: Encodable {
-            var email: String
-            var password: String
-        }
-        struct Tokens: Decodable { var accessToken: String }
-        let body = Array((try? JSONEncoder().encode(Body(email: email, password: password))) ?? Data())
-        let response = try await send(.POST, base + "/api/auth/login", token: nil, body: body, timeout: .seconds(20))
-        guard response.status == 200, let tokens = try? JSONDecoder().decode(Tokens.self, from: Data(response.body))
-        else {
-            throw MediaError(
-                .authenticationFailed, operation: "sign in to \(base)", message: Self.message(response))
-        }
-        return ClipSync(server: base, accessToken: tokens.accessToken)
+        try await logIn(server: server, email: email, password: password).0
     }
 
     static func message(_ response: HTTPClientResponse) -> String {

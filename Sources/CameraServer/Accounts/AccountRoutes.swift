@@ -118,12 +118,8 @@ extension CameraCoreServer {
                 try self.limitSignIn(context)
                 let body = try await decode(AccountDeletion.self, from: request, context: context)
                 let userID = try context.user()
-                var hasPassword = false
-                if let user = try await self.store.user(id: userID) {
-                    hasPassword = try await self.store.user(email: user.email)?.passwordHash != nil
-                }
-                if hasPassword {
-                    guard try await self.auth.checkPassword(userID: userID, password: body.password ?? "") else {
+                if let stored = try await self.auth.passwordHash(userID: userID) {
+                    guard try await self.auth.verify(password: body.password ?? "", hash: stored) else {
                         throw APIError(.forbidden, "password: that is not your password; the account was not deleted")
                     }
                 } else if body.confirm != "delete" {

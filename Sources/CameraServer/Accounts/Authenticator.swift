@@ -205,10 +205,14 @@ final class Authenticator: Sendable {
 
     /// Checks the account's password (false for accounts without one, e.g. Sign in with Apple only).
     func checkPassword(userID: String, password: String) async throws -> Bool {
-        guard let user = try await store.user(id: userID),
-            let found = try await store.user(email: user.email), let stored = found.passwordHash
-        else { return false }
+        guard let stored = try await passwordHash(userID: userID) else { return false }
         return try await verify(password: password, hash: stored)
+    }
+
+    /// The account's password hash; nil for accounts without a password (Sign in with Apple only).
+    func passwordHash(userID: String) async throws -> String? {
+        guard let user = try await store.user(id: userID) else { return nil }
+        return try await store.user(email: user.email)?.passwordHash
     }
 
     /// Sets a new password after checking the current one; every other session ends.
