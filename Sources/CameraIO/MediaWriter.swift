@@ -161,6 +161,7 @@ public final class MediaWriter {
         lastDecodeTicks[outputIndex] = packet.pointee.dts
         packet.pointee.stream_index = Int32(outputIndex)
         packet.pointee.pos = -1
+        let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         let result = av_interleaved_write_frame(context, packet)
         if result < 0 {
             throw FFmpegError.error(result, "write sample to \(finalPath ?? "memory")", kind: .writeFailed)
@@ -169,6 +170,10 @@ public final class MediaWriter {
         if let sink {
             avio_flush(context.pointee.pb)
             sink.collectFragments()
+        } else if container == .fragmentedMP4, isKeyframe {
+            // A keyframe closed the previous fragment: put it in the file now, so a process killed
+            // later loses at most the fragment being written (recordings rely on this).
+            avio_flush(context.pointee.pb)
         }
     }
 

@@ -70,7 +70,14 @@ public final class IPyCam: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
         process.arguments = [
-            "netns", "exec", namespace, Self.python, "-m", "ipycam", "--config", configPath, "--source", source.path,
+            // `python -m ipycam` with Ctrl-C working: a child started from a test runner's thread
+            // inherits that thread's blocked SIGINT, and Python then never raises KeyboardInterrupt
+            // (ipycam's clean stop, which sends its WS-Discovery Bye).
+            "netns", "exec", namespace, Self.python, "-c",
+            "import runpy, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+                + "signal.signal(signal.SIGINT, signal.default_int_handler); "
+                + "runpy.run_module('ipycam', run_name='__main__', alter_sys=True)",
+            "--config", configPath, "--source", source.path,
             "--no-timestamp", "--log-level", "WARNING",
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
@@ -98,6 +105,18 @@ public final class IPyCam: @unchecked Sendable {
         }
         // Keep draining its output so a full pipe never blocks it.
         handle.readabilityHandler = { handle in _ = handle.availableData }
+    }
+
+    /// Stops the camera as a person would (Ctrl-C): it sends its WS-Discovery Bye first. Falls back
+    /// to ``stop()`` after 15 s.
+    public func stopAnnouncing() {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGINT)
+            // It stops its streams (joining their workers) before it says Bye.
+            let deadline = Date().addingTimeInterval(15)
+            while process.isRunning, Date() < deadline { usleep(50_000) }
+        }
+        stop()
     }
 
     public func stop() {

@@ -6,6 +6,10 @@ import Networking
 import Synchronization
 import WatchBoxKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct DiscoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discover", abstract: "Find ONVIF cameras on the local network (WS-Discovery).",
@@ -17,6 +21,7 @@ struct DiscoverCommand: AsyncParsableCommand {
               watchbox discover
               watchbox discover --interface eth0 --timeout 5
               watchbox discover --user admin --password-stdin --json
+              watchbox discover --listen 600      (also print cameras announcing themselves or leaving)
             """)
 
     @Option(help: "Seconds to listen for answers.") var timeout: Double = 3
@@ -25,9 +30,16 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(help: "ONVIF user name: also read each camera's identity, profiles and stream URLs.") var user: String?
     @Flag(help: "Read the password from standard input.") var passwordStdin = false
     @Flag(help: "Print as JSON.") var json = false
+    @Option(
+        help:
+            "After probing, keep listening this many seconds for cameras that announce themselves (Hello: switched on, new address) or leave (Bye)."
+    ) var listen: Double?
 
     func validate() throws {
         guard timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be between 0 and 60 seconds") }
+        if let listen, !(listen > 0 && listen <= 86400) {
+            throw ValidationError("--listen must be between 0 and 86400 seconds")
+        }
     }
 
     func run() async throws {
@@ -58,8 +70,60 @@ struct DiscoverCommand: AsyncParsableCommand {
         }
         if json {
             try printJSON(found)
-            return
+        } else {
+            printTable(found)
         }
+        if let listen { try await announcements(discovery, seconds: listen) }
+    }
+
+    /// Prints Hello and Bye announcements as they arrive (JSON lines with --json) for `seconds`.
+    func announcements(_ discovery: WSDiscovery, seconds: Double) async throws {
+        let quiet = json
+        if !quiet { Terminal.status("listening for announcements for \(String(format1: seconds)) s…") }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await discovery.listen { announcement in
+                        switch announcement {
+                        case .hello(let device):
+                            if quiet {
+                                printJSONLine([
+                                    "event": "hello", "endpoint": device.endpoint, "address": device.address,
+                                    "deviceService": device.serviceURL ?? "",
+                                ])
+                            } else {
+                                print(
+                                    "hello: \(device.name ?? device.endpoint) at \(device.address) (\(device.serviceURL ?? "no device service"))"
+                                )
+                            }
+                        case .bye(let endpoint, let address):
+                            if quiet {
+                                printJSONLine(["event": "bye", "endpoint": endpoint, "address": address])
+                            } else {
+                                print("bye: \(endpoint) at \(address)")
+                            }
+                        }
+                    }
+                }
+                group.addTask { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+        } catch let error as MediaError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// One JSON object per line, flushed at once (for scripts reading as it runs).
+    func printJSONLine(_ object: [String: String]) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(object) else { return }
+        print(String(decoding: data, as: UTF8.self))
+        fflush(nil)
+    }
+
+    func printTable(_ found: [ONVIFDeviceDescription]) {
         if found.isEmpty {
             print("No ONVIF camera answered within \(String(format1: timeout)) s.")
             print("Cameras on another subnet do not hear multicast: try `watchbox scan <cidr>`.")

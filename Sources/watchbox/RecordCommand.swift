@@ -39,6 +39,6 @@ struct RecordCommand: AsyncParsableCommand {
         manager.stopAll()
         let files = try recording.finish()
         if let failure = recording.failure { Terminal.error("stopped: \(failure)") }
-        print(files.isEmpty ? "nothing recorded" : files.joined(separator: "\n"))
+        print(files.isEmpty ? "nothing recorded" : files.map(\.path).joined(separator: "\n"))
     }
 }

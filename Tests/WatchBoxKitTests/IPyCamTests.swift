@@ -12,6 +12,41 @@ import Testing
     "ipycam, a virtual camera from PyPI", .serialized,
     .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"))
 struct IPyCamTests {
+    @Test("discover --listen hears ipycam's Hello when it starts and its Bye when it stops, by endpoint reference")
+    func helloAndBye() throws {
+        let lab = try NetworkNamespacePair()
+        defer { lab.close() }
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ip)
+        listener.arguments = [
+            "netns", "exec", lab.client, SiblingTool.path("watchbox"), "discover", "--timeout", "0.5", "--listen", "40",
+            "--json",
+        ]
+        let output = Pipe()
+        listener.standardOutput = output
+        listener.standardError = FileHandle.nullDevice
+        try listener.run()
+        defer { if listener.isRunning { listener.terminate() } }
+        usleep(1_500_000)
+        // The camera comes online after the probe: only its Hello can tell.
+        let camera = IPyCam(namespace: lab.device, address: NetworkNamespacePair.deviceAddress)
+        try camera.start()
+        usleep(1_000_000)
+        camera.stopAnnouncing()
+        usleep(1_500_000)
+        listener.terminate()
+        listener.waitUntilExit()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
+        let hello = lines.first { $0["event"] == "hello" }
+        let bye = lines.first { $0["event"] == "bye" }
+        #expect(hello?["address"] == NetworkNamespacePair.deviceAddress, "\(lines)")
+        #expect(hello?["deviceService"] == "http://\(camera.address):8080/onvif/device_service", "\(lines)")
+        #expect(bye != nil && bye?["endpoint"] == hello?["endpoint"], "\(lines)")
+    }
+
     @Test("discover finds ipycam; with its login, identity, both profiles and their RTSP URIs; probe reads the stream")
     func discoverDescribeAndProbe() throws {
         let lab = try NetworkNamespacePair()

@@ -247,7 +247,7 @@ final class Recorder: Sendable {
         #expect(recording.failure == nil)
         #expect(files.count >= 2, "\(files)")
         for (index, file) in files.enumerated() {
-            let probe = try FFprobeReport.read(file)
+            let probe = try FFprobeReport.read(file.path)
             #expect(probe.videoFrames.first?.isKeyframe == true)
             let duration = probe.formatDuration ?? 0
             // Full segments run 2 s up to the next keyframe (every 1 s here); the last is cut short.

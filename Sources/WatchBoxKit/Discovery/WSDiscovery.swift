@@ -150,13 +150,28 @@ public struct WSDiscovery: Sendable {
 
     /// The IPv4 interfaces a probe goes out on: name and address.
     public func probeInterfaces() throws -> [(name: String, address: String)] {
+        try probeDevices().compactMap { device in device.address?.ipAddress.map { (device.name, $0) } }
+    }
+
+    /// The IPv4 devices of ``interfaces`` (every multicast-capable one when empty), one per name.
+    func probeDevices() throws -> [NIONetworkDevice] {
         var seen = Set<String>()
-        return try System.enumerateDevices().compactMap { device in
-            guard case .v4 = device.address, let address = device.address?.ipAddress else { return nil }
-            guard interfaces.isEmpty ? device.multicastSupported : interfaces.contains(device.name) else { return nil }
-            guard seen.insert(device.name).inserted else { return nil }
-            return (device.name, address)
+        return try System.enumerateDevices().filter { device in
+            guard case .v4 = device.address, device.address?.ipAddress != nil else { return false }
+            guard interfaces.isEmpty ? device.multicastSupported : interfaces.contains(device.name) else {
+                return false
+            }
+            return seen.insert(device.name).inserted
         }
+    }
+
+    /// Why there is nothing to probe or listen on, naming the interfaces asked for.
+    func noInterface(_ operation: String) -> MediaError {
+        MediaError(
+            .invalidArgument, operation: operation,
+            message: interfaces.isEmpty
+                ? "no IPv4 interface that supports multicast is up"
+                : "no IPv4 interface named \(interfaces.joined(separator: ", "))")
     }
 
     /// Probes and collects answers until the timeout; `found` is called once per new device as it
@@ -168,13 +183,7 @@ public struct WSDiscovery: Sendable {
         -> [DiscoveredDevice]
     {
         let targets = try probeInterfaces()
-        guard !targets.isEmpty else {
-            throw MediaError(
-                .invalidArgument, operation: "discover ONVIF cameras",
-                message: interfaces.isEmpty
-                    ? "no IPv4 interface that supports multicast is up"
-                    : "no IPv4 interface named \(interfaces.joined(separator: ", "))")
-        }
+        guard !targets.isEmpty else { throw noInterface("discover ONVIF cameras") }
         let probeID = "uuid:\(UUID().uuidString.lowercased())"
         let message = Self.probeMessage(id: probeID)
         let started = ContinuousClock.now

@@ -19,11 +19,17 @@ public final class LiveView: Sendable {
     /// Messages a viewer may fall behind by before the oldest are dropped.
     public let viewerBuffer: Int
     private let hubs = Mutex<[UUID: LiveHub]>([:])
+    /// Whether a camera's stream must keep running without viewers (it is being recorded).
+    private let keepsStreaming: @Sendable (UUID) -> Bool
 
-    public init(manager: StreamManager, linger: Duration = .seconds(10), viewerBuffer: Int = 64) {
+    public init(
+        manager: StreamManager, linger: Duration = .seconds(10), viewerBuffer: Int = 64,
+        keepsStreaming: @escaping @Sendable (UUID) -> Bool = { _ in false }
+    ) {
         self.manager = manager
         self.linger = linger
         self.viewerBuffer = viewerBuffer
+        self.keepsStreaming = keepsStreaming
     }
 
     /// Joins (or starts) the camera's live view. `url` carries the credentials for FFmpeg; it is
@@ -39,7 +45,8 @@ public final class LiveView: Sendable {
         return (messages, Ticket(cameraID: cameraID, viewer: viewer))
     }
 
-    /// Leaves; the last viewer's leaving stops the upstream after ``linger`` unless someone joined.
+    /// Leaves; the last viewer's leaving stops the upstream after ``linger`` unless someone joined
+    /// (or something else, such as a recording, keeps it running).
     public func leave(_ ticket: Ticket) {
         guard let hub = hubs.withLock({ $0[ticket.cameraID] }), hub.leave(ticket.viewer) else { return }
         let linger = self.linger
@@ -52,7 +59,7 @@ public final class LiveView: Sendable {
             }
             if removed {
                 hub.close()
-                self.manager.stop(ticket.cameraID)
+                if !self.keepsStreaming(ticket.cameraID) { self.manager.stop(ticket.cameraID) }
             }
         }
     }

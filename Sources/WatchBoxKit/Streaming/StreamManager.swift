@@ -191,8 +191,12 @@ public final class StreamManager: Sendable {
                 set(attempt == 0 ? .connecting : state.withLock { $0 })
                 var delay: Double
                 var reason: String?
+                var playingSince: ContinuousClock.Instant?
                 do throws(MediaError) {
-                    try play { attempt = 0 }
+                    try play {
+                        attempt = 0
+                        playingSince = .now
+                    }
                     if stopped.load(ordering: .relaxed) { break }
                     // The stream ended (server stopped): reconnect.
                     attempt += 1
@@ -214,6 +218,17 @@ public final class StreamManager: Sendable {
                         delay = backoff(attempt)
                     }
                 }
+                // A stream that played a while and then dropped (cameras that close sessions on a
+                // timer, or whose idle limit is shorter than the session timeout they announce, as
+                // ipycam's 30 s socket timeout against its `timeout=60`) comes back at once: every
+                // second of back-off is a second missing from a recording.
+                // (A stream that drops within 5 s waits as usual, so a camera that accepts and
+                // then hangs up is not hammered.)
+                if attempt == 1, let playingSince, ContinuousClock.now - playingSince > .seconds(5),
+                    delay < options.authenticationRetry
+                {
+                    delay = 0
+                }
                 counters.withLock { $0.0.reconnects += 1 }
                 if case .failed = state.withLock({ $0 }) {
                 } else {
@@ -233,7 +248,13 @@ public final class StreamManager: Sendable {
             default:
                 let message = URLRedaction.redactingURLs(in: error.message).lowercased()
                 if message.contains("refused") { return "connection refused (is the port right?)" }
+                if message.contains("454") || message.contains("session not found") {
+                    return "the camera ended the session (454); reconnecting"
+                }
                 if message.contains("not found") || message.contains("404") { return "no stream at this path (404)" }
+                if error.kind == .unsupported || error.kind == .codec {
+                    return "the camera sends video in a format this server cannot read"
+                }
                 if message.contains("unreachable") || message.contains("no route") {
                     return "the address is unreachable"
                 }
