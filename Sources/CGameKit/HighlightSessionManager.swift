@@ -31,13 +31,20 @@ public struct Highlight: Sendable {
     }
 
     /// `Kill`, `Double Kill`, `Triple Kill`, `Quad Kill`, `Penta Kill`, `6x Kill`, … after the most
-    /// frequent event type.
-    public var name: String {
+    /// frequent event type (see ``HighlightName``).
+    public var name: String { HighlightName.name(events.map(\.type)) }
+}
+
+/// The one vocabulary for naming a highlight by its events, shared by `cgame`, the server (clips
+/// synced without a name) and so the web app: `Kill`, `Double Kill`, `Triple Kill`, `Quad Kill`,
+/// `Penta Kill`, `6x Kill`, … after the most frequent event type; `Highlight` for none.
+public enum HighlightName {
+    public static func name(_ types: [String]) -> String {
         var counts: [String: Int] = [:]
-        for event in events { counts[event.type, default: 0] += 1 }
+        for type in types { counts[type, default: 0] += 1 }
         guard let (type, count) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })
         else { return "Highlight" }
-        return Self.multiName(count) + type
+        return multiName(count) + type
     }
 
     static func multiName(_ count: Int) -> String {

@@ -151,19 +151,31 @@ public final class PendingClipStore: Sendable {
         return destination
     }
 
-    /// Moves a pending clip (video, thumbnail, entry) to the saved folder. The entry moves last, so
-    /// a crash in between leaves the clip listed as pending with its files findable.
+    /// Moves a pending clip (video, thumbnail, entry) to the saved folder, in an order that keeps it
+    /// listed whatever moment a crash comes: the saved entry is written first (naming where the
+    /// files will be; until they are there it is not listed as saved, and the pending entry still
+    /// finds them), then the files move, then the pending entry goes.
     public func keep(_ clip: ClipMetadata) throws(MediaError) -> ClipMetadata {
-        var saved = clip
-        guard let video = moveClipToPermanentLocation(localPath: clip.localPath) else {
+        guard FileManager.default.fileExists(atPath: clip.localPath) else {
             throw MediaError(.notFound, operation: "keep clip \(clip.id)", message: "its video is missing")
         }
-        saved.localPath = video
-        if let thumbnail = clip.thumbnailPath {
-            saved.thumbnailPath = moveClipToPermanentLocation(localPath: thumbnail)
+        func destination(_ path: String) -> String {
+            savedDirectory + "/" + (path.split(separator: "/").last.map(String.init) ?? path)
         }
-        try JSONFile.write(
-            saved, to: savedDirectory + "/\(clip.id).json", durable: durable, operation: "keep clip \(clip.id)")
+        var saved = clip
+        saved.localPath = destination(clip.localPath)
+        let thumbnail = clip.thumbnailPath.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        saved.thumbnailPath = thumbnail.map(destination)
+        let entry = savedDirectory + "/\(clip.id).json"
+        try JSONFile.write(saved, to: entry, durable: durable, operation: "keep clip \(clip.id)")
+        guard moveClipToPermanentLocation(localPath: clip.localPath) != nil else {
+            unlink(entry)
+            throw MediaError(.notFound, operation: "keep clip \(clip.id)", message: "its video could not be moved")
+        }
+        if let thumbnail, moveClipToPermanentLocation(localPath: thumbnail) == nil {
+            saved.thumbnailPath = nil
+            try JSONFile.write(saved, to: entry, durable: durable, operation: "keep clip \(clip.id)")
+        }
         unlink(pendingDirectory + "/\(clip.id).json")
         return saved
     }
