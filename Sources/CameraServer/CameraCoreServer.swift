@@ -79,7 +79,7 @@ public final class CameraCoreServer: Sendable {
     /// Every route of the API.
     var routes: [Route] {
         authRoutes + clipRoutes + lebot.routes(server: self) + cameras.checkRoutes() + cameras.routes(server: self)
-            + cameras.discoveryRoutes()
+            + cameras.discoveryRoutes() + cameras.recordingRoutes(server: self) + cameras.thumbnailRoutes()
             + [
                 Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in
                     try json(["status": "ok", "database": self.store.database.name])
@@ -206,7 +206,10 @@ public final class CameraCoreServer: Sendable {
                 headTimeout: .milliseconds(Int64(configuration.headSeconds * 1000))
             ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                await self.cameras.resumeRecordings()
+                await onRunning(channel.localAddress?.port ?? 0)
+            },
             logger: logger)
     }
 

@@ -79,6 +79,17 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var streamsPerUser = 6
     /// How long a snapshot of a camera may take (connect, first picture).
     public var snapshotSeconds = 8.0
+    /// Continuous recording (opt-in per camera): segment length, and how much each camera keeps
+    /// (the oldest segments go first when either limit is passed).
+    public var recordingSegmentSeconds = 60.0
+    public var recordingKeepHours = 24.0
+    public var recordingBytesPerCamera = 4 * 1024 * 1024 * 1024
+    /// Cameras one user may record at once (each keeps a stream open all the time).
+    public var recordingCamerasPerUser = 4
+    /// The longest span one playback or download may cover.
+    public var playbackMaxSeconds = 3600.0
+    /// How often a playing camera's grid poster is taken again from a keyframe.
+    public var thumbnailSeconds = 60.0
     /// Requests per minute per user (AI routes) or per address (sign-in routes).
     public var ephemeralTokensPerMinute = 10
     public var analyzeShotsPerMinute = 30
@@ -107,7 +118,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
             headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, snapshotSeconds,
-            liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser, maxReelsPerUser,
+            recordingSegmentSeconds, recordingKeepHours, recordingBytesPerCamera, recordingCamerasPerUser,
+            playbackMaxSeconds, thumbnailSeconds, liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser,
+            maxReelsPerUser,
             maxWorkoutsPerUser, storageBytesPerUser,
             ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
             trustedProxies, secureCookies, demoEmail, demoPassword, bcryptCost
@@ -150,6 +163,12 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         minUploadBytesPerSecond = try value(.minUploadBytesPerSecond, defaults.minUploadBytesPerSecond)
         uploadGraceSeconds = try value(.uploadGraceSeconds, defaults.uploadGraceSeconds)
         snapshotSeconds = try value(.snapshotSeconds, defaults.snapshotSeconds)
+        recordingSegmentSeconds = try value(.recordingSegmentSeconds, defaults.recordingSegmentSeconds)
+        recordingKeepHours = try value(.recordingKeepHours, defaults.recordingKeepHours)
+        recordingBytesPerCamera = try value(.recordingBytesPerCamera, defaults.recordingBytesPerCamera)
+        recordingCamerasPerUser = try value(.recordingCamerasPerUser, defaults.recordingCamerasPerUser)
+        playbackMaxSeconds = try value(.playbackMaxSeconds, defaults.playbackMaxSeconds)
+        thumbnailSeconds = try value(.thumbnailSeconds, defaults.thumbnailSeconds)
         liveViewsPerUser = try value(.liveViewsPerUser, defaults.liveViewsPerUser)
         viewersPerCamera = try value(.viewersPerCamera, defaults.viewersPerCamera)
         streamsPerUser = try value(.streamsPerUser, defaults.streamsPerUser)
@@ -252,6 +271,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             ("storageBytesPerUser", storageBytesPerUser),
             ("maxHeadBytes", maxHeadBytes), ("headSeconds", Int(headSeconds.rounded(.up))),
             ("idleSeconds", Int(idleSeconds.rounded(.up))), ("snapshotSeconds", Int(snapshotSeconds.rounded(.up))),
+            ("recordingSegmentSeconds", Int(recordingSegmentSeconds.rounded(.up))),
+            ("recordingKeepHours", Int((recordingKeepHours * 3600).rounded(.up))),
+            ("recordingBytesPerCamera", recordingBytesPerCamera), ("recordingCamerasPerUser", recordingCamerasPerUser),
+            ("playbackMaxSeconds", Int(playbackMaxSeconds.rounded(.up))),
+            ("thumbnailSeconds", Int(thumbnailSeconds.rounded(.up))),
         ] where value <= 0 {
             throw MediaError(.invalidArgument, operation: operation, message: "\(name): must be positive")
         }

@@ -175,6 +175,12 @@ struct ServerTests {
             // B tests a connection naming A's camera: refused, and A's stored password is never sent.
             "POST /api/cameras/test": status(.POST, "/api/cameras/test", 404, json: ["cameraID": cameraID]),
             "GET /api/cameras/{id}/profiles": status(.GET, "/api/cameras/\(cameraID)/profiles", 404),
+            "GET /api/cameras/{id}/recording": status(.GET, "/api/cameras/\(cameraID)/recording", 404),
+            "PUT /api/cameras/{id}/recording": status(
+                .PUT, "/api/cameras/\(cameraID)/recording", 404, json: ["enabled": true]),
+            "GET /api/cameras/{id}/timeline": status(.GET, "/api/cameras/\(cameraID)/timeline", 404),
+            "GET /api/cameras/{id}/playback": status(.GET, "/api/cameras/\(cameraID)/playback", 404),
+            "GET /api/cameras/{id}/thumbnail": status(.GET, "/api/cameras/\(cameraID)/thumbnail", 404),
             "PUT /api/cameras/order": status(.PUT, "/api/cameras/order", 404, json: ["ids": [cameraID]]),
             // Account routes act on B's own account only (A's is checked at the end).
             "POST /api/auth/password": status(

@@ -168,6 +168,7 @@ extension CameraCoreServer {
         let cameras = try await ServerCameraRepository(database: store.database, userID: userID).cameras()
         for camera in cameras {
             try self.cameras.credentials.removePassword(for: camera.id)
+            self.cameras.stopRecording(camera.id, deleting: true)
             self.cameras.restart(camera.id)
         }
         try await store.deleteUser(userID: userID)

@@ -39,7 +39,21 @@ final class CameraService: Sendable {
         /// Each camera's stream state, when it began, and when its picture was lost (it stopped
         /// playing and has not played since).
         let states = Mutex<[UUID: (state: StreamState, since: Date, lost: Date?)]>([:])
+        /// Cameras being recorded, with their owner.
+        let recordings = Mutex<[UUID: (recording: StreamRecording, user: String)]>([:])
+        /// When each stream's poster was last taken, and the task taking them.
+        let thumbnails = Mutex<(taken: [UUID: Date], task: Task<Void, Never>?)>(([:], nil))
     }
+
+    /// Continuous recording: where, how long each segment, what each camera keeps.
+    let recordingRoot: String
+    let recordingSegmentSeconds: Double
+    let retention: RetentionPolicy
+    let recordingCamerasPerUser: Int
+    let playbackMaxSeconds: Double
+    /// Posters for the grid: a small JPEG per stream, from a keyframe, refreshed while it plays.
+    let thumbnailRoot: String
+    let thumbnailSeconds: Double
 
     /// A health event and when it happened.
     struct StampedEvent: Encodable, Sendable {
@@ -65,10 +79,17 @@ final class CameraService: Sendable {
         viewers = ViewerTable(
             perUser: configuration.liveViewsPerUser, perCamera: configuration.viewersPerCamera,
             streamsPerUser: configuration.streamsPerUser)
+        recordingRoot = configuration.dataDirectory + "/recordings"
+        recordingSegmentSeconds = configuration.recordingSegmentSeconds
+        retention = RetentionPolicy(
+            maximumAge: configuration.recordingKeepHours * 3600, maximumBytes: configuration.recordingBytesPerCamera)
+        recordingCamerasPerUser = configuration.recordingCamerasPerUser
+        playbackMaxSeconds = configuration.playbackMaxSeconds
         let tables = self.tables
         manager = StreamManager(
             onState: { id, state in
-                tables.states.withLock { table in
+                let previous = tables.states.withLock { table in
+                    let previous = table[id]?.state
                     var lost = table[id]?.lost
                     if case .playing = state {
                         lost = nil
@@ -76,6 +97,10 @@ final class CameraService: Sendable {
                         lost = Date()
                     }
                     table[id] = (state, Date(), lost)
+                    return previous
+                }
+                if let (kind, reason) = Self.timelineEvent(from: previous, to: state) {
+                    Self.saveEvent(store: store, cameraID: id, kind: kind, reason: reason)
                 }
                 tables.live.withLock { $0 }?.stateChanged(id, state)
                 // The spec's lastConnected: when the camera last started playing.
@@ -92,14 +117,22 @@ final class CameraService: Sendable {
                     table[event.cameraID, default: []] = Array(
                         (table[event.cameraID] ?? []).suffix(19) + [StampedEvent(event: event, at: Date())])
                 }
+                Self.saveEvent(store: store, cameraID: event.cameraID, kind: event.kind.rawValue, reason: event.reason)
             })
-        let live = LiveView(manager: manager)
+        let live = LiveView(
+            manager: manager, keepsStreaming: { id in tables.recordings.withLock { $0[id] != nil } })
         self.live = live
         tables.live.withLock { $0 = live }
-    }
-
-    func stopAll() {
-        manager.stopAll()
+        thumbnailRoot = configuration.dataDirectory + "/thumbnails"
+        thumbnailSeconds = configuration.thumbnailSeconds
+        try? FileManager.default.createDirectory(atPath: thumbnailRoot, withIntermediateDirectories: true)
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                await self?.refreshThumbnails()
+            }
+        }
+        tables.thumbnails.withLock { $0.task = task }
     }
 
     struct Health: Encodable {
@@ -266,6 +299,7 @@ final class CameraService: Sendable {
                     }
                 }
                 self.restart(camera.id)
+                try await self.restartRecording(camera)
                 guard let updated = try await repository.camera(id: camera.id) else {
                     throw APIError(.notFound, "no camera")
                 }
@@ -278,7 +312,9 @@ final class CameraService: Sendable {
                 let profiles = try await self.repository(context).profiles(cameraID: camera.id)
                 try await self.repository(context).remove(id: camera.id)
                 try self.credentials.removePassword(for: camera.id)
+                self.stopRecording(camera.id, deleting: true)
                 self.restart(camera.id, profiles: profiles)
+                for id in [camera.id] + profiles.map(\.id) { unlink(self.thumbnailPath(id)) }
                 return Response(status: .noContent)
             },
             Route(
@@ -397,6 +433,12 @@ final class CameraService: Sendable {
     func restart(_ id: UUID, profiles: [StreamProfile] = []) {
         live.close(id)
         for profile in profiles { live.close(profile.id) }
+    }
+
+    func stopAll() {
+        tables.thumbnails.withLock { $0.task?.cancel() }
+        manager.stopAll()
+        finishRecordings()
     }
 
     // MARK: Live view

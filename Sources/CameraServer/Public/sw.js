@@ -4,7 +4,7 @@
 const SHELL = "cameracore-shell-v1";
 const FILES = [
   "/", "/index.html", "/offline.html", "/style.css", "/manifest.json", "/icon.svg", "/icon-192.png", "/icon-512.png",
-  "/js/app.js", "/js/api.js", "/js/ui.js", "/js/highlights.js", "/js/coach.js", "/js/cameras.js", "/js/settings.js", "/js/offline.js",
+  "/js/app.js", "/js/api.js", "/js/ui.js", "/js/highlights.js", "/js/coach.js", "/js/cameras.js", "/js/recordings.js", "/js/settings.js", "/js/offline.js",
 ];
 
 self.addEventListener("install", (event) => {

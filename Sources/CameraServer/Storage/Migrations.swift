@@ -101,6 +101,23 @@ enum Migrations {
         "ALTER TABLE users ADD COLUMN verify_hash TEXT",
         // 12: a reel's title, so the reel list can name it.
         "ALTER TABLE reels ADD COLUMN title TEXT",
+        // 13–14: continuous recording (opt-in per camera) and the health events its timeline marks.
+        """
+        CREATE TABLE recordings (
+            camera_id TEXT PRIMARY KEY REFERENCES cameras(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            enabled_at DOUBLE PRECISION NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE camera_events (
+            id TEXT PRIMARY KEY,
+            camera_id TEXT NOT NULL REFERENCES cameras(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL
+        )
+        """,
     ]
 
     /// Brings `database` up to the newest step. Each step and its bookkeeping row commit together.

@@ -246,14 +246,8 @@ final class ServerStore: Sendable {
         return Self.clip(rows[0])
     }
 
-    static func defaultName(_ events: [String]) -> String {
-        guard let first = events.first else { return "Highlight" }
-        let prefixes = [2: "Double", 3: "Triple", 4: "Quad", 5: "Penta"]
-        if events.count > 1, events.allSatisfy({ $0 == first }), let prefix = prefixes[events.count] {
-            return "\(prefix) \(first)"
-        }
-        return events.count > 1 ? "\(events.count)× \(first)" : first
-    }
+    /// The name `cgame` gives the same events (one vocabulary: "Triple Kill", never "3× Kill").
+    static func defaultName(_ events: [String]) -> String { HighlightName.name(events) }
 
     /// What an account keeps: clips, bytes of uploaded clips, reels (for the per-account limits).
     func usage(userID: String) async throws -> (clips: Int, bytes: Int, reels: Int) {

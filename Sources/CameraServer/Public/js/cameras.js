@@ -2,6 +2,7 @@
 // a WebSocket into Media Source Extensions, health in words, full screen, and managing cameras:
 // add (with a connection test first), edit, delete, reorder, and ONVIF discovery.
 import { api } from "./api.js";
+import * as recordings from "./recordings.js";
 import { $, ago, clearErrors, confirm, el, fieldError, showError, toast, words } from "./ui.js";
 
 let players = [];
@@ -48,7 +49,8 @@ async function loadGrid() {
   for (const cell of layout.cells) {
     const frame = cell.frame;
     bottom = Math.max(bottom, frame.y + frame.height);
-    const video = el("video", { muted: true, autoplay: true, playsInline: true, "data-camera-id": cell.cameraID, "aria-label": `${cell.name}, live` });
+    // The poster (a recent picture of the camera) shows while the live video connects.
+    const video = el("video", { muted: true, autoplay: true, playsInline: true, poster: `/api/cameras/${cell.cameraID}/thumbnail?at=${Date.now()}`, "data-camera-id": cell.cameraID, "aria-label": `${cell.name}, live` });
     const health = el("span", { class: "health warn", role: "status", text: "connecting" });
     labels[cell.cameraID] = health;
     const box = el("div", { class: "cell", "data-camera-id": cell.cameraID },
@@ -61,7 +63,7 @@ async function loadGrid() {
     Object.assign(box.style, { left: `${frame.x}px`, top: `${frame.y}px`, width: `${frame.width}px`, height: `${frame.height}px` });
     grid.append(box);
     // The grid plays the small stream when the camera has one; full screen the main one.
-    const show = (profile) => livePlayer(video, cell.cameraID, profile, (text, level) => setHealth(health, text, level));
+    const show = (profile) => livePlayer(video, cell.cameraID, profile, (text, level, sticky) => setHealth(health, text, level, sticky));
     let player = show(cell.gridProfileID);
     players.push({ close: () => player.close() });
     if (cell.gridProfileID) {
@@ -102,7 +104,10 @@ function fullscreenIcon() {
   return svg;
 }
 
-function setHealth(label, text, level) {
+function setHealth(label, text, level, sticky = false) {
+  // A problem only the browser knows (a codec it cannot play) is not overwritten by the server's "playing".
+  if (label.dataset.sticky && !sticky) return;
+  if (sticky) label.dataset.sticky = "1";
   label.textContent = text;
   label.className = `health ${level}`;
 }
@@ -141,7 +146,8 @@ function livePlayer(video, cameraID, profileID, onHealth) {
     queue = [];
     buffer = null;
     if (!window.MediaSource || !MediaSource.isTypeSupported(`video/mp4; codecs="${codec}"`)) {
-      onHealth(`this browser cannot play ${codec} video`, "bad");
+      const family = codec.startsWith("hvc1") || codec.startsWith("hev1") ? "H.265" : codec.split(".")[0];
+      onHealth(`this browser cannot play ${family} live — choose H.264 in the camera's settings (recording still works)`, "bad", true);
       return;
     }
     source = new MediaSource();
@@ -189,10 +195,12 @@ function renderList() {
   cameras.forEach((camera, index) => {
     const item = el("li", { class: "camera-row", draggable: "true", "data-camera-id": camera.id.toLowerCase() },
       el("span", { class: "handle", "aria-hidden": "true", text: "⠿" }),
+      el("img", { class: "thumb", alt: "", src: `/api/cameras/${camera.id}/thumbnail`, loading: "lazy", onerror: (event) => { event.target.hidden = true; } }),
       el("span", { class: "grow" }, el("strong", { text: camera.name }), " ", el("span", { class: "pill", text: camera.isActive === false ? "off" : "…" }),
         camera.lastConnected ? el("span", { class: "muted", text: ` last seen ${new Date(camera.lastConnected).toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` }) : null),
       el("button", { class: "secondary small icon-button", type: "button", text: "↑", "aria-label": `Move ${camera.name} up`, disabled: index === 0, onclick: () => move(index, -1) }),
       el("button", { class: "secondary small icon-button", type: "button", text: "↓", "aria-label": `Move ${camera.name} down`, disabled: index === cameras.length - 1, onclick: () => move(index, 1) }),
+      el("button", { class: "secondary small", type: "button", text: "Recordings", "aria-label": `Recordings of ${camera.name}`, onclick: () => recordings.open(camera) }),
       el("button", { class: "secondary small", type: "button", text: "Edit", onclick: () => openEditor(camera) }),
       el("button", { class: "secondary small", type: "button", text: "Delete", onclick: () => remove(camera) }));
     item.addEventListener("dragstart", (event) => { event.dataTransfer.setData("text/plain", String(index)); item.classList.add("dragging"); });
@@ -377,6 +385,7 @@ async function readProfiles(device) {
 }
 
 export function wire() {
+  recordings.wire();
   $("add-camera").addEventListener("click", () => openEditor());
   $("camera-test").addEventListener("click", test);
   $("camera-form").addEventListener("submit", save);
