@@ -136,8 +136,9 @@ enum CGameBench {
         print("")
     }
 
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    /// Resident bytes of a process (`/proc/PID/statm`; this one by default).
+    static func residentBytes(process: String = "self") -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
         return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
