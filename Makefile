@@ -39,10 +39,10 @@ format:
 # since GStreamer encodes live video and the local Gemini server answers within client deadlines, and a
 # loaded core drops frames or misses them; then CGame, whose OCR keeps both cores busy.
 test: deps lint
-	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip CGameKitTests --skip WatchBoxKitTests --skip RTSPTests --skip CameraServerTests \
+	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip CGameKitTests --skip WatchBoxKitTests --skip RTSPTests --skip CameraServerTests \
 		--skip GeminiLiveTests --skip GeminiRESTTests
-	$(SWIFT) test --skip-build --no-parallel --filter 'WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests'
-	OMP_THREAD_LIMIT=1 $(SWIFT) test --skip-build --filter CGameKitTests
+	scripts/test-stage.sh --skip-build --no-parallel --filter 'WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests'
+	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip-build --filter CGameKitTests
 
 bench: build
 	$(RELEASE) --product cameracore-bench
