@@ -208,6 +208,7 @@ public final class CameraCoreServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 await self.cameras.resumeRecordings()
+                self.cameras.followCameras()
                 await onRunning(channel.localAddress?.port ?? 0)
             },
             logger: logger)

@@ -21,6 +21,12 @@ public final class IPyCam: @unchecked Sendable {
     public let password: String
     public let width: Int
     public let height: Int
+    /// The WS-Discovery endpoint reference to announce. ipycam 1.3 draws a new one at every start,
+    /// against WS-Discovery's rule that it stay the same across re-initialisation (real cameras
+    /// derive it from their MAC address); a fixed one makes it behave like a real camera that
+    /// restarts, possibly at another address.
+    public let endpoint: String?
+    public let serialNumber: String
     public let onvifPort = 8080
     public let rtspPort = 8554
     private var process: Process?
@@ -35,7 +41,7 @@ public final class IPyCam: @unchecked Sendable {
 
     public init(
         namespace: String, address: String, user: String = "admin", password: String = "secret", width: Int = 640,
-        height: Int = 360
+        height: Int = 360, endpoint: String? = nil, serialNumber: String = "PY-000001"
     ) {
         self.namespace = namespace
         self.address = address
@@ -43,6 +49,8 @@ public final class IPyCam: @unchecked Sendable {
         self.password = password
         self.width = width
         self.height = height
+        self.endpoint = endpoint
+        self.serialNumber = serialNumber
     }
 
     deinit { stop() }
@@ -64,7 +72,15 @@ public final class IPyCam: @unchecked Sendable {
             "local_ip": address, "onvif_port": onvifPort, "rtsp_port": rtspPort, "web_port": 8081, "username": user,
             "password": password, "main_width": width, "main_height": height, "main_fps": 15,
             "sub_width": width / 2, "sub_height": height / 2, "sub_fps": 15, "name": "Virtual Camera",
+            "serial_number": serialNumber,
         ]
+        // Pins the endpoint reference (a Python string literal from JSON, so nothing is interpreted).
+        let pin =
+            endpoint.map { endpoint in
+                let literal = String(decoding: (try? JSONEncoder().encode(endpoint)) ?? Data(), as: UTF8.self)
+                return "import ipycam.onvif as o; i = o.ONVIFService.__init__; "
+                    + "o.ONVIFService.__init__ = lambda self, *a, **k: (i(self, *a, **k), setattr(self, 'device_uuid', \(literal)))[0]; "
+            } ?? ""
         let configPath = folder + "/ipycam.json"
         try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configPath))
         let process = Process()
@@ -74,7 +90,7 @@ public final class IPyCam: @unchecked Sendable {
             // inherits that thread's blocked SIGINT, and Python then never raises KeyboardInterrupt
             // (ipycam's clean stop, which sends its WS-Discovery Bye).
             "netns", "exec", namespace, Self.python, "-c",
-            "import runpy, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+            pin + "import runpy, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
                 + "signal.signal(signal.SIGINT, signal.default_int_handler); "
                 + "runpy.run_module('ipycam', run_name='__main__', alter_sys=True)",
             "--config", configPath, "--source", source.path,
@@ -83,7 +99,8 @@ public final class IPyCam: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        // Its errors too, so a camera that does not start says why.
+        process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
         self.process = process

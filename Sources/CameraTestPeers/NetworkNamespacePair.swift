@@ -101,6 +101,8 @@ public final class NetworkNamespaceLink: @unchecked Sendable {
     public let hostAddress: String
     public let deviceAddress: String
     public let subnet: String
+    /// The device's end of the pair, inside `device`.
+    public let deviceInterface: String
     private var closed = false
 
     nonisolated(unsafe) private static var counter = 0
@@ -118,7 +120,7 @@ public final class NetworkNamespaceLink: @unchecked Sendable {
         hostAddress = "10.78.\(octet).1"
         deviceAddress = "10.78.\(octet).2"
         subnet = "10.78.\(octet).0/24"
-        let deviceInterface = "wl\(tag)"
+        deviceInterface = "wl\(tag)"
         do {
             try NetworkNamespacePair.ip(["netns", "add", device])
             try NetworkNamespacePair.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", deviceInterface])
@@ -133,6 +135,20 @@ public final class NetworkNamespaceLink: @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// Gives the device another address in its subnet (`10.78.n.<host>`), as a DHCP server would
+    /// after a lease ran out; with `replacing`, that address is taken away.
+    @discardableResult
+    public func renumberDevice(to host: Int, replacing old: String? = nil) throws -> String {
+        let address = subnet.replacingOccurrences(of: ".0/24", with: ".\(host)")
+        if let old {
+            try NetworkNamespacePair.ip(["-n", device, "addr", "del", "\(old)/24", "dev", deviceInterface])
+        }
+        try NetworkNamespacePair.ip(["-n", device, "addr", "add", "\(address)/24", "dev", deviceInterface])
+        // An interface that lost its last address lost its routes with it: the multicast one again.
+        try NetworkNamespacePair.ip(["-n", device, "route", "replace", "239.255.255.250/32", "dev", deviceInterface])
+        return address
+    }
 
     public func close() {
         guard !closed else { return }

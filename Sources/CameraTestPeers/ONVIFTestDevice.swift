@@ -5,6 +5,21 @@ import Foundation
 public final class ONVIFTestDevice: @unchecked Sendable {
     // @unchecked: `process` and `port` change only in start/stop, called from one task.
     public enum Auth: String, Sendable { case none, wsse, digest }
+    /// Ways real devices differ from the specification; onvif_device.py names who behaves so.
+    public enum Quirk: String, Sendable, CaseIterable {
+        /// GetSystemDateAndTime wants a login too (ipycam 1.3 with a password set).
+        case authForTime = "auth-for-time"
+        /// HTTP Digest challenges without `qop` (RFC 2069).
+        case rfc2069Digest = "rfc2069-digest"
+        /// XAddrs lists an IPv6 service address before the IPv4 one.
+        case ipv6XAddrs = "ipv6-xaddrs"
+        /// RelatesTo with the probe's MessageID in other case and without `urn:`.
+        case relatesToRewritten = "relates-to-rewritten"
+        /// ProbeMatches in SOAP 1.1's envelope namespace.
+        case soap11
+        /// ProbeMatch straight in the Body, without ProbeMatches (ipycam 1.3).
+        case noWrapper = "no-wrapper"
+    }
 
     public let auth: Auth
     public let user: String
@@ -21,6 +36,7 @@ public final class ONVIFTestDevice: @unchecked Sendable {
     /// What GetStreamUri answers; `{profile}` becomes the profile token.
     public let streamURI: String
     public let discovery: Bool
+    public let quirks: [Quirk]
     public let port: Int
     private var process: Process?
     public private(set) var boundPort = 0
@@ -29,7 +45,8 @@ public final class ONVIFTestDevice: @unchecked Sendable {
         auth: Auth = .wsse, user: String = "admin", password: String = "secret", name: String = "Test Camera",
         hardware: String = "TC-100", endpoint: String = "urn:uuid:\(UUID().uuidString.lowercased())",
         clockSkew: Double = 0, address: String = "127.0.0.1", port: Int = 0, namespace: String? = nil,
-        advertisedHost: String? = nil, streamURI: String = "rtsp://0.0.0.0:554/{profile}", discovery: Bool = false
+        advertisedHost: String? = nil, streamURI: String = "rtsp://0.0.0.0:554/{profile}", discovery: Bool = false,
+        quirks: [Quirk] = []
     ) {
         self.auth = auth
         self.user = user
@@ -44,6 +61,7 @@ public final class ONVIFTestDevice: @unchecked Sendable {
         self.advertisedHost = advertisedHost
         self.streamURI = streamURI
         self.discovery = discovery
+        self.quirks = quirks
     }
 
     deinit { stop() }
@@ -61,6 +79,7 @@ public final class ONVIFTestDevice: @unchecked Sendable {
         if let advertisedHost { arguments += ["--xaddr-host", advertisedHost] }
         if namespace != nil { arguments.append("--inside-namespace") }
         if discovery { arguments += ["--discovery", address] }
+        for quirk in quirks { arguments += ["--quirk", quirk.rawValue] }
         let (process, bound) = try TestPeer.launch(
             script: "onvif_device", arguments: arguments, namespace: namespace,
             failure: "the ONVIF test device did not start")

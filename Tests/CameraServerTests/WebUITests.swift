@@ -427,6 +427,8 @@ struct WebUITests {
                 "return !document.getElementById('camera-dialog').open")
             let saved = try await server.request(.GET, "/api/cameras", token: user.token).array
             #expect(saved.first?["rtspURL"] as? String == stream)
+            // The page kept the camera's identity, so the server can follow it to a new address.
+            #expect((saved.first?["endpoint"] as? String)?.isEmpty == false, "\(saved)")
             let id = try #require(saved.first?["id"] as? String)
             try await browser.wait(
                 for: "live video from the discovered camera", timeout: .seconds(30),

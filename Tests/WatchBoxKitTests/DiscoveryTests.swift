@@ -11,6 +11,45 @@ import Testing
 /// namespace: multicast and a subnet to scan, and no packet leaves this machine.
 @Suite(.serialized, .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"))
 struct NamespaceDiscoveryTests {
+    /// Our device with every quirk real ones show (named in onvif_device.py): one answering in
+    /// SOAP 1.1 without the ProbeMatches wrapper, RelatesTo rewritten and an IPv6 XAddr first; one
+    /// wanting HTTP Digest without qop (RFC 2069) even for its clock. Both are found, once each,
+    /// and read with their login.
+    @Test func quirkyDevicesAreFoundAndRead() throws {
+        let lab = try NetworkNamespacePair()
+        defer { lab.close() }
+        let loose = ONVIFTestDevice(
+            name: "Loose", hardware: "Q-1", address: NetworkNamespacePair.deviceAddress, port: 80,
+            namespace: lab.device, discovery: true,
+            quirks: [.soap11, .noWrapper, .relatesToRewritten, .ipv6XAddrs, .authForTime])
+        let old = ONVIFTestDevice(
+            auth: .digest, name: "Old", hardware: "Q-2", address: NetworkNamespacePair.deviceAddress, port: 8080,
+            namespace: lab.device, discovery: true, quirks: [.rfc2069Digest, .authForTime])
+        try loose.start()
+        defer { loose.stop() }
+        try old.start()
+        defer { old.stop() }
+        let run = try watchbox(
+            ["discover", "--timeout", "2", "--user", "admin", "--password-stdin", "--json"], input: "secret\n",
+            namespace: lab.client)
+        #expect(run.status == 0, "\(run.stderr)")
+        let found = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]] ?? []
+        let byName = Dictionary(
+            found.map { ((($0["device"] as? [String: Any])?["name"] as? String) ?? "", $0) },
+            uniquingKeysWith: { a, _ in a })
+        #expect(found.count == 2, "\(run.stdout)")
+        // The IPv4 address it answered from comes first, though the device listed it second.
+        let looseURLs = (byName["Loose"]?["device"] as? [String: Any])?["serviceURLs"] as? [String] ?? []
+        #expect(looseURLs.first == "http://10.77.0.2:80/onvif/device_service", "\(looseURLs)")
+        for name in ["Loose", "Old"] {
+            let item = byName[name] ?? [:]
+            #expect(item["error"] == nil, "\(name): \(item["error"] ?? "")")
+            let profiles = item["profiles"] as? [[String: Any]] ?? []
+            #expect(profiles.count == 2, "\(name): \(item)")
+            #expect(((item["information"] as? [String: Any])?["serialNumber"] as? String) == "SN0001")
+        }
+    }
+
     @Test func discoveryFindsBothNamespaceCamerasWithinThreeSecondsAndReadsTheirProfiles() throws {
         let lab = try NetworkNamespacePair()
         defer { lab.close() }

@@ -43,6 +43,8 @@ final class CameraService: Sendable {
         let recordings = Mutex<[UUID: (recording: StreamRecording, user: String)]>([:])
         /// When each stream's poster was last taken, and the task taking them.
         let thumbnails = Mutex<(taken: [UUID: Date], task: Task<Void, Never>?)>(([:], nil))
+        /// The task listening for cameras' Hello announcements, and when each endpoint was last handled.
+        let follower = Mutex<(task: Task<Void, Never>?, handled: [String: Date])>((nil, [:]))
     }
 
     /// Continuous recording: where, how long each segment, what each camera keeps.
@@ -224,6 +226,7 @@ final class CameraService: Sendable {
         for (field, value, limit) in [
             ("username", input.username, 256), ("password", input.password, 256),
             ("manufacturer", input.manufacturer, 100), ("model", input.model, 100),
+            ("endpoint", input.endpoint, 200), ("serialNumber", input.serialNumber, 100),
         ] where (value?.utf8.count ?? 0) > limit {
             throw APIError(.badRequest, "\(field): at most \(limit) bytes")
         }
@@ -232,7 +235,10 @@ final class CameraService: Sendable {
             manufacturer: input.manufacturer ?? existing?.manufacturer, model: input.model ?? existing?.model,
             isActive: input.isActive ?? existing?.isActive ?? true,
             gridPosition: input.gridPosition.map { Int16(clamping: $0) } ?? existing?.gridPosition ?? 0,
-            dateAdded: existing?.dateAdded ?? Date(), lastConnected: existing?.lastConnected)
+            dateAdded: existing?.dateAdded ?? Date(), lastConnected: existing?.lastConnected,
+            // From discovery, when adding; a change keeps what discovery said.
+            endpoint: existing == nil ? input.endpoint : existing?.endpoint,
+            serialNumber: existing == nil ? input.serialNumber : existing?.serialNumber)
         if url != existing?.rtspURL { _ = try await checkedAddress(parts.host, user: user) }
         return (camera, input.password ?? parts.password)
     }
@@ -243,7 +249,11 @@ final class CameraService: Sendable {
                 _, context in
                 try json(try self.records(try await self.repository(context).cameras()))
             },
-            Route(method: .post, path: "/api/cameras", access: .user, summary: "Add a camera (password write-only)") {
+            Route(
+                method: .post, path: "/api/cameras", access: .user,
+                summary:
+                    "Add a camera (password write-only; endpoint and serialNumber from discovery let the server follow it to a new address)"
+            ) {
                 request, context in
                 let repository = try self.repository(context)
                 let body = try await decode(NewCamera.self, from: request, context: context)
@@ -282,6 +292,11 @@ final class CameraService: Sendable {
                 // Pointing the camera at another device forgets its password unless a new one comes
                 // with the change: otherwise the stored password would be sent to whatever host
                 // the new URL names.
+                // Another device is not the discovered camera either: nothing follows it by its identity.
+                if Self.device(camera.rtspURL) != Self.device(existing.rtspURL) {
+                    camera.endpoint = nil
+                    camera.serialNumber = nil
+                }
                 if password == nil, Self.device(camera.rtspURL) != Self.device(existing.rtspURL) {
                     password = ""
                     if input.username == nil, StreamURL(input.rtspURL ?? "")?.user == nil { camera.username = nil }
@@ -437,6 +452,7 @@ final class CameraService: Sendable {
 
     func stopAll() {
         tables.thumbnails.withLock { $0.task?.cancel() }
+        tables.follower.withLock { $0.task?.cancel() }
         manager.stopAll()
         finishRecordings()
     }

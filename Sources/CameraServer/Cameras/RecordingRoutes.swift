@@ -212,8 +212,10 @@ extension CameraService {
                 guard from < to, to.timeIntervalSince(from) <= 8 * 86400 else {
                     throw APIError(.badRequest, "from: must be before to, at most 8 days apart")
                 }
-                // One listing of the folder for the runs and the status.
-                let all = RecordingArchive(directory: self.recordingFolder(camera.id)).segments()
+                // One listing of the folder for the runs and the status; the segment being written
+                // counts up to its last fragment on disk, so the timeline reaches "now".
+                let archive = RecordingArchive(directory: self.recordingFolder(camera.id))
+                let all = (archive.segments() + archive.openSegments()).sorted { $0.start < $1.start }
                 // Joined runs of segments, as the timeline draws them.
                 var runs: [TimelineSegment] = []
                 for segment in all where segment.overlaps(from: from, to: to) {
@@ -272,10 +274,15 @@ extension CameraService {
     func export(_ id: UUID, from: Date, to: Date, user: String) async throws -> String {
         let cache = recordingRoot + "/.exports"
         try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-        let name = SHA256.hash(
-            data: Array(
-                "\(id.uuidString)|\(RecordingArchive.milliseconds(from))|\(RecordingArchive.milliseconds(to))".utf8)
-        ).map { String(format: "%02x", $0) }.joined().prefix(32)
+        let archive = RecordingArchive(directory: recordingFolder(id))
+        // The newest recorded time in the span is part of the key: a span that reaches into the
+        // segment being written is cut again once more of it is on disk.
+        let newest = archive.segments(from: from, to: to, includingOpen: true).map(\.end).max() ?? from
+        let key = [
+            id.uuidString, "\(RecordingArchive.milliseconds(from))", "\(RecordingArchive.milliseconds(to))",
+            "\(RecordingArchive.milliseconds(min(newest, to)))",
+        ].joined(separator: "|")
+        let name = SHA256.hash(data: Array(key.utf8)).map { String(format: "%02x", $0) }.joined().prefix(32)
         let path = cache + "/\(name).mp4"
         let now = Date()
         for file in (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? [] {
@@ -287,7 +294,6 @@ extension CameraService {
             }
         }
         if FileManager.default.fileExists(atPath: path) { return path }
-        let archive = RecordingArchive(directory: recordingFolder(id))
         do {
             _ = try await workers.run(user: user) { () throws(MediaError) -> RecordingArchive.Span in
                 try archive.export(from: from, to: to, into: path)

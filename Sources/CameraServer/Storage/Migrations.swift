@@ -118,6 +118,10 @@ enum Migrations {
             at DOUBLE PRECISION NOT NULL
         )
         """,
+        // 15–16: a discovered camera's WS-Discovery endpoint reference and ONVIF serial number, so a
+        // Hello from a new address can move it (see CameraRelocation).
+        "ALTER TABLE cameras ADD COLUMN onvif_endpoint TEXT",
+        "ALTER TABLE cameras ADD COLUMN serial_number TEXT",
     ]
 
     /// Brings `database` up to the newest step. Each step and its bookkeeping row commit together.

@@ -16,7 +16,8 @@ struct ServerCameraRepository: CameraRepository {
             ipAddress: row.string("ip_address"), port: Int16(clamping: row["port"].int ?? 554),
             manufacturer: row["manufacturer"].string, model: row["model"].string,
             isActive: row["is_active"].int == 1, gridPosition: Int16(clamping: row["grid_position"].int ?? 0),
-            dateAdded: row.date("date_added") ?? Date(), lastConnected: row.date("last_connected"))
+            dateAdded: row.date("date_added") ?? Date(), lastConnected: row.date("last_connected"),
+            endpoint: row["onvif_endpoint"].string, serialNumber: row["serial_number"].string)
     }
 
     static func key(_ id: UUID) -> SQLValue { .text(id.uuidString.lowercased()) }
@@ -40,14 +41,15 @@ struct ServerCameraRepository: CameraRepository {
         try await database.write(
             """
             INSERT INTO cameras (id, user_id, name, rtsp_url, username, ip_address, port, manufacturer, model,
-                is_active, grid_position, date_added, last_connected)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                is_active, grid_position, date_added, last_connected, onvif_endpoint, serial_number)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 Self.key(camera.id), .text(userID), .text(camera.name), .text(camera.rtspURL),
                 SQLValue(camera.username), .text(camera.ipAddress), SQLValue(Int(camera.port)),
                 SQLValue(camera.manufacturer), SQLValue(camera.model), SQLValue(camera.isActive),
                 SQLValue(Int(camera.gridPosition)), SQLValue(camera.dateAdded), SQLValue(camera.lastConnected),
+                SQLValue(camera.endpoint), SQLValue(camera.serialNumber),
             ])
         return camera
     }
@@ -56,18 +58,36 @@ struct ServerCameraRepository: CameraRepository {
         let changed = try await database.write(
             """
             UPDATE cameras SET name = ?, rtsp_url = ?, username = ?, ip_address = ?, port = ?, manufacturer = ?,
-                model = ?, is_active = ?, grid_position = ?, last_connected = ?
+                model = ?, is_active = ?, grid_position = ?, last_connected = ?, onvif_endpoint = ?, serial_number = ?
             WHERE user_id = ? AND id = ? RETURNING id
             """,
             [
                 .text(camera.name), .text(camera.rtspURL), SQLValue(camera.username), .text(camera.ipAddress),
                 SQLValue(Int(camera.port)), SQLValue(camera.manufacturer), SQLValue(camera.model),
                 SQLValue(camera.isActive), SQLValue(Int(camera.gridPosition)), SQLValue(camera.lastConnected),
-                .text(userID), Self.key(camera.id),
+                SQLValue(camera.endpoint), SQLValue(camera.serialNumber), .text(userID), Self.key(camera.id),
             ])
         guard !changed.isEmpty else {
             throw MediaError(.notFound, operation: "update camera \(camera.name)", message: "no such camera")
         }
+    }
+
+    /// Points the camera and its stream profiles at `address` (it moved), in one transaction.
+    func relocate(_ camera: Camera, profiles: [StreamProfile]) async throws {
+        var statements: [(String, [SQLValue])] = [
+            (
+                "UPDATE cameras SET rtsp_url = ?, ip_address = ? WHERE user_id = ? AND id = ?",
+                [.text(camera.rtspURL), .text(camera.ipAddress), .text(userID), Self.key(camera.id)]
+            )
+        ]
+        for profile in profiles {
+            statements.append(
+                (
+                    "UPDATE stream_profiles SET rtsp_url = ? WHERE user_id = ? AND id = ?",
+                    [.text(profile.rtspURL), .text(userID), Self.key(profile.id)]
+                ))
+        }
+        try await database.transaction(statements)
     }
 
     func remove(id: UUID) async throws {

@@ -171,7 +171,11 @@ def make_handler(device):
             except Exception:
                 return self.reply(400, fault("s:Sender", "ter:WellFormed", "not a SOAP request"))
             auth = device.args.auth
-            if operation != "GetSystemDateAndTime":
+            quirks = device.args.quirk
+            # auth-for-time: the clock only with a login, as ipycam 1.3 does once a password is set
+            # (a client that reads the clock first to correct its WS-Security timestamps must
+            # then send one with its device-local guess).
+            if operation != "GetSystemDateAndTime" or "auth-for-time" in quirks:
                 if auth == "wsse" and not device.wsse_ok(root):
                     return self.reply(400, fault("s:Sender", "ter:NotAuthorized", "Sender not Authorized"))
                 if auth == "digest":
@@ -181,6 +185,10 @@ def make_handler(device):
                         nonce = secrets.token_hex(16)
                         nonces.add(nonce)
                         challenge = f'Digest realm="onvif-test", nonce="{nonce}", qop="auth", algorithm=MD5'
+                        # rfc2069-digest: a challenge without qop (RFC 2069), as older embedded
+                        # web servers send; GStreamer's RTSP server does the same for RTSP.
+                        if "rfc2069-digest" in quirks:
+                            challenge = f'Digest realm="onvif-test", nonce="{nonce}"'
                         return self.reply(401, "", [("WWW-Authenticate", challenge)])
             self.reply(200, device.answer(operation, root, self.headers.get("Host", "")))
 
@@ -214,6 +222,7 @@ def discovery_loop(device, sock):
         types = find(probe, "Types")
         if types is not None and types.text and "NetworkVideoTransmitter" not in types.text:
             continue
+        quirks = a.quirk
         scopes = " ".join(
             [
                 "onvif://www.onvif.org/type/video_encoder",
@@ -222,22 +231,36 @@ def discovery_loop(device, sock):
                 "onvif://www.onvif.org/location/country/test",
             ]
         )
+        xaddrs = f"http://{a.xaddr_host}:{device.port}/onvif/device_service"
+        # ipv6-xaddrs: dual-stack devices list an IPv6 service address too, not always second.
+        if "ipv6-xaddrs" in quirks:
+            xaddrs = f"http://[fe80::2]:{device.port}/onvif/device_service " + xaddrs
+        # relates-to-rewritten: RelatesTo carries the probe's MessageID with its case and `urn:`
+        # prefix changed (ipycam 1.3 echoes it as it reads it; other firmwares upper-case it).
+        relates_to = message_id.text
+        if "relates-to-rewritten" in quirks:
+            relates_to = relates_to.upper().replace("URN:", "")
+        # soap11: the answer in SOAP 1.1's namespace although the probe was SOAP 1.2, as some
+        # older firmwares answer.
+        soap = "http://schemas.xmlsoap.org/soap/envelope/" if "soap11" in quirks else "http://www.w3.org/2003/05/soap-envelope"
+        # no-wrapper: ProbeMatch straight in the Body without ProbeMatches, as ipycam 1.3 sends it.
+        open_matches, close_matches = ("", "") if "no-wrapper" in quirks else ("<d:ProbeMatches>", "</d:ProbeMatches>")
         reply = (
             '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://www.w3.org/2003/05/soap-envelope" '
+            f'<SOAP-ENV:Envelope xmlns:SOAP-ENV="{soap}" '
             'xmlns:wsa="http://schemas.xmlsoap.org/ws/2004/08/addressing" '
             'xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" '
             'xmlns:dn="http://www.onvif.org/ver10/network/wsdl" xmlns:tds="http://www.onvif.org/ver10/device/wsdl">'
             f"<SOAP-ENV:Header><wsa:MessageID>urn:uuid:{uuid.uuid4()}</wsa:MessageID>"
-            f"<wsa:RelatesTo>{message_id.text}</wsa:RelatesTo>"
+            f"<wsa:RelatesTo>{relates_to}</wsa:RelatesTo>"
             "<wsa:To>http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</wsa:To>"
             "<wsa:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/ProbeMatches</wsa:Action></SOAP-ENV:Header>"
-            "<SOAP-ENV:Body><d:ProbeMatches><d:ProbeMatch>"
+            f"<SOAP-ENV:Body>{open_matches}<d:ProbeMatch>"
             f"<wsa:EndpointReference><wsa:Address>{device.endpoint}</wsa:Address></wsa:EndpointReference>"
             "<d:Types>dn:NetworkVideoTransmitter tds:Device</d:Types>"
             f"<d:Scopes>{scopes}</d:Scopes>"
-            f"<d:XAddrs>http://{a.xaddr_host}:{device.port}/onvif/device_service</d:XAddrs>"
-            "<d:MetadataVersion>1</d:MetadataVersion></d:ProbeMatch></d:ProbeMatches></SOAP-ENV:Body></SOAP-ENV:Envelope>"
+            f"<d:XAddrs>{xaddrs}</d:XAddrs>"
+            f"<d:MetadataVersion>1</d:MetadataVersion></d:ProbeMatch>{close_matches}</SOAP-ENV:Body></SOAP-ENV:Envelope>"
         )
         # WS-Discovery: answer after a random delay so that many devices do not answer at once.
         delay = random.uniform(0, a.max_delay_ms / 1000)
@@ -262,6 +285,10 @@ def main():
     parser.add_argument("--endpoint")
     parser.add_argument("--rtsp-uri", default="rtsp://0.0.0.0:554/{profile}")
     parser.add_argument("--max-delay-ms", type=float, default=100)
+    parser.add_argument(
+        "--quirk", action="append", default=[],
+        choices=["auth-for-time", "rfc2069-digest", "ipv6-xaddrs", "relates-to-rewritten", "soap11", "no-wrapper"],
+        help="behave as some real devices do (see the comments where each applies)")
     args = parser.parse_args()
     if args.xaddr_host is None:
         args.xaddr_host = args.address

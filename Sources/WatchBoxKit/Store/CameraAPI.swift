@@ -16,11 +16,13 @@ public struct CameraRecord: Sendable, Codable, Equatable {
     public var dateAdded: Date
     public var lastConnected: Date?
     public var hasPassword: Bool
+    /// The ONVIF endpoint reference the server follows the camera by when its address changes.
+    public var endpoint: String?
 
     public init(
         id: String, name: String, rtspURL: String, username: String?, ipAddress: String, port: Int,
         manufacturer: String?, model: String?, isActive: Bool, gridPosition: Int, dateAdded: Date,
-        lastConnected: Date?, hasPassword: Bool
+        lastConnected: Date?, hasPassword: Bool, endpoint: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -35,6 +37,7 @@ public struct CameraRecord: Sendable, Codable, Equatable {
         self.dateAdded = dateAdded
         self.lastConnected = lastConnected
         self.hasPassword = hasPassword
+        self.endpoint = endpoint
     }
 }
 
@@ -46,7 +49,7 @@ extension CameraRecord {
             username: camera.username, ipAddress: camera.ipAddress, port: Int(camera.port),
             manufacturer: camera.manufacturer, model: camera.model, isActive: camera.isActive,
             gridPosition: Int(camera.gridPosition), dateAdded: camera.dateAdded, lastConnected: camera.lastConnected,
-            hasPassword: hasPassword)
+            hasPassword: hasPassword, endpoint: camera.endpoint)
     }
 }
 
@@ -61,10 +64,15 @@ public struct CameraInput: Sendable, Codable {
     public var model: String?
     public var isActive: Bool?
     public var gridPosition: Int?
+    /// From discovery: the camera's WS-Discovery endpoint reference and ONVIF serial number, so the
+    /// server can follow it to a new address (only when adding; a later change keeps them).
+    public var endpoint: String?
+    public var serialNumber: String?
 
     public init(
         name: String? = nil, rtspURL: String? = nil, username: String? = nil, password: String? = nil,
-        manufacturer: String? = nil, model: String? = nil, isActive: Bool? = nil, gridPosition: Int? = nil
+        manufacturer: String? = nil, model: String? = nil, isActive: Bool? = nil, gridPosition: Int? = nil,
+        endpoint: String? = nil, serialNumber: String? = nil
     ) {
         self.name = name
         self.rtspURL = rtspURL
@@ -74,5 +82,7 @@ public struct CameraInput: Sendable, Codable {
         self.model = model
         self.isActive = isActive
         self.gridPosition = gridPosition
+        self.endpoint = endpoint
+        self.serialNumber = serialNumber
     }
 }

@@ -80,6 +80,12 @@ public final class SQLiteCameraRepository: CameraRepository {
                 table.column("isDefault", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v2: ONVIF identity, to follow a camera that moves") { db in
+            try db.alter(table: "camera") { table in
+                table.add(column: "endpoint", .text)
+                table.add(column: "serialNumber", .text)
+            }
+        }
         return migrator
     }
 
@@ -204,6 +210,8 @@ struct CameraRow: Codable, FetchableRecord, PersistableRecord {
     var dateAdded: Date
     var lastConnected: Date?
     var thumbnailData: Data?
+    var endpoint: String?
+    var serialNumber: String?
 
     init(_ camera: Camera) {
         id = camera.id.uuidString
@@ -220,6 +228,8 @@ struct CameraRow: Codable, FetchableRecord, PersistableRecord {
         dateAdded = camera.dateAdded
         lastConnected = camera.lastConnected
         thumbnailData = camera.thumbnailData
+        endpoint = camera.endpoint
+        serialNumber = camera.serialNumber
     }
 
     var camera: Camera {
@@ -227,7 +237,7 @@ struct CameraRow: Codable, FetchableRecord, PersistableRecord {
             id: UUID(uuidString: id) ?? UUID(), name: name, rtspURL: rtspURL, username: username, ipAddress: ipAddress,
             port: Int16(clamping: port), manufacturer: manufacturer, model: model, isActive: isActive,
             gridPosition: Int16(clamping: gridPosition), dateAdded: dateAdded, lastConnected: lastConnected,
-            thumbnailData: thumbnailData)
+            thumbnailData: thumbnailData, endpoint: endpoint, serialNumber: serialNumber)
     }
 }
 

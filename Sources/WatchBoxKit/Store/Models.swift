@@ -22,11 +22,17 @@ public struct Camera: Sendable, Codable, Equatable, Identifiable {
     public var lastConnected: Date?
     /// A small JPEG of the last picture, for lists.
     public var thumbnailData: Data?
+    /// The camera's WS-Discovery endpoint reference (`urn:uuid:…`), kept from discovery: a Hello
+    /// from a new address with this reference means the camera moved (DHCP) — see ``CameraRelocation``.
+    public var endpoint: String?
+    /// The serial number its ONVIF service reported when it was added: how a move is confirmed.
+    public var serialNumber: String?
 
     public init(
         id: UUID = UUID(), name: String, rtspURL: String, username: String? = nil, ipAddress: String? = nil,
         port: Int16? = nil, manufacturer: String? = nil, model: String? = nil, isActive: Bool = true,
-        gridPosition: Int16 = 0, dateAdded: Date = Date(), lastConnected: Date? = nil, thumbnailData: Data? = nil
+        gridPosition: Int16 = 0, dateAdded: Date = Date(), lastConnected: Date? = nil, thumbnailData: Data? = nil,
+        endpoint: String? = nil, serialNumber: String? = nil
     ) {
         let parts = StreamURL(rtspURL)
         self.id = id
@@ -42,6 +48,8 @@ public struct Camera: Sendable, Codable, Equatable, Identifiable {
         self.dateAdded = Date(timeIntervalSince1970: dateAdded.timeIntervalSince1970.rounded())
         self.lastConnected = lastConnected
         self.thumbnailData = thumbnailData
+        self.endpoint = endpoint.map(CameraRelocation.normalEndpoint)
+        self.serialNumber = serialNumber
     }
 
     /// The path part of the URL (`/stream1`), used with host and port to spot duplicates.

@@ -175,9 +175,31 @@ public struct RecordingArchive: Sendable {
         }.sorted { $0.start < $1.start }
     }
 
-    /// The segments that overlap `from..<to`.
-    public func segments(from: Date, to: Date) -> [RecordedSegment] {
-        segments().filter { $0.overlaps(from: from, to: to) }
+    /// The segments being written now by a running recorder (this process or another live one):
+    /// their complete fragments are readable, and `end` is when the newest one reached the disk. A
+    /// killed recorder's file is not here: ``recover()`` repairs it.
+    public func openSegments() -> [RecordedSegment] {
+        names().compactMap { name -> RecordedSegment? in
+            // `.<start>.mp4.tmp-<pid>-<n>` (AtomicFile's hidden name).
+            guard name.hasPrefix("."), name.contains(".mp4.tmp-") else { return nil }
+            let parts = name.split(separator: "-")
+            guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid == getpid() || kill(pid, 0) == 0,
+                let start = Int64(name.dropFirst().prefix { $0.isNumber })
+            else { return nil }
+            let path = directory + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            let end = Date(
+                timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1_000_000_000)
+            guard end > Self.date(start) else { return nil }
+            return RecordedSegment(start: Self.date(start), end: end, path: path, bytes: Int(info.st_size))
+        }.sorted { $0.start < $1.start }
+    }
+
+    /// The segments that overlap `from..<to`, with those still being written when `includingOpen`.
+    public func segments(from: Date, to: Date, includingOpen: Bool = false) -> [RecordedSegment] {
+        (segments() + (includingOpen ? openSegments() : [])).filter { $0.overlaps(from: from, to: to) }
+            .sorted { $0.start < $1.start }
     }
 
     /// Renames a finished writer's file to its span.
@@ -283,12 +305,13 @@ public struct RecordingArchive: Sendable {
     }
 
     /// Writes `from..<to` as one MP4 (index at the front) by stream copy: from the keyframe at or
-    /// before `from` through the covering segments. A gap (the camera was offline) is kept as a
-    /// gap in time; a change of stream format ends the span there.
+    /// before `from` through the covering segments, the one being written included (up to its last
+    /// complete fragment). A gap (the camera was offline) is kept as a gap in time; a change of
+    /// stream format ends the span there.
     ///
     /// - Throws: ``MediaError`` `notFound` when nothing was recorded in the range.
     public func export(from: Date, to: Date, into path: String) throws(MediaError) -> Span {
-        let covering = segments(from: from, to: to)
+        let covering = segments(from: from, to: to, includingOpen: true)
         guard let first = covering.first, to > from else {
             throw MediaError(.notFound, operation: "play back", message: "nothing was recorded in that time")
         }

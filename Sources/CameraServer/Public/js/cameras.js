@@ -238,10 +238,13 @@ async function remove(camera) {
 // ---- Add / edit with a connection test ----
 
 let foundProfiles = null;
+// A discovered camera's identity, kept so the server can follow it to a new address.
+let foundIdentity = null;
 
 function openEditor(camera = null, found = null) {
   editing = camera;
   foundProfiles = found && found.profiles ? found.profiles : null;
+  foundIdentity = found && found.identity ? found.identity : null;
   tested = null;
   const form = $("camera-form");
   form.reset();
@@ -316,7 +319,7 @@ async function save(event) {
   }
   try {
     if (editing) await api(`/api/cameras/${editing.id}`, { method: "PUT", json: values });
-    else await api("/api/cameras", { method: "POST", json: foundProfiles ? Object.assign({ profiles: foundProfiles }, values) : values });
+    else await api("/api/cameras", { method: "POST", json: Object.assign(foundProfiles ? { profiles: foundProfiles } : {}, foundIdentity || {}, values) });
     $("camera-dialog").close();
     toast(`${values.name} saved.`);
     await show();
@@ -362,7 +365,8 @@ function render(devices, login = null) {
       for (const { profile, streamURL } of profiles) {
         const size = profile.width && profile.height ? ` ${profile.width}×${profile.height}` : "";
         item.append(el("button", { class: "small", type: "button", text: `Add ${profile.name || "stream"}${size}`, title: streamURL,
-          onclick: () => openEditor(null, { name: device.name || title, url: streamURL, username: login && login.username, password: login && login.password, profiles: all }) }));
+          onclick: () => openEditor(null, { name: device.name || title, url: streamURL, username: login && login.username, password: login && login.password, profiles: all,
+            identity: { endpoint: device.endpoint, serialNumber: info.serialNumber || undefined } }) }));
       }
     } else {
       if (found.error) item.append(el("span", { class: "pill bad", text: found.error }));

@@ -13,8 +13,9 @@ const clock = (date) => date.toLocaleTimeString([], { hour: "2-digit", minute: "
 const kindWords = {
   online: "picture", offline: "lost picture", loginRefused: "login refused", failed: "cannot connect",
   frozen: "frozen picture", noData: "no data", timestampJump: "timestamps jumped", recovered: "recovered",
+  moved: "new address", moveRefused: "not followed",
 };
-const badKinds = new Set(["offline", "loginRefused", "failed", "frozen", "noData"]);
+const badKinds = new Set(["offline", "loginRefused", "failed", "frozen", "noData", "moveRefused"]);
 
 export async function open(target) {
   camera = target;
