@@ -218,3 +218,67 @@ enum Corpus {
         #expect(detector.statistics.analyzed == 12)
     }
 }
+
+/// Line identity on a centre print like OpenArena's "You fragged NAME", with the
+/// recogniser scripted so the rule, not OCR, is what is tested.
+@Suite("Event identity")
+struct EventIdentityTests {
+    /// Reads the n-th line of `script` at its n-th call (nil: no text); one worker calls it in
+    /// frame order, and every frame holds text-like strokes, so call n is frame n.
+    final class Scripted: TextRecognizer {
+        let script: [String?]
+        let calls = Mutex(0)
+        init(_ script: [String?]) { self.script = script }
+        func recognize(_ image: VideoFrame, options: RecognitionOptions) throws(MediaError) -> [TextObservation] {
+            let index = calls.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            guard index < script.count, let text = script[index] else { return [] }
+            return [
+                TextObservation(
+                    text: text, confidence: 0.9, box: NormalizedRect(x: 0.3, y: 0.4, width: 0.4, height: 0.05))
+            ]
+        }
+    }
+
+    func events(_ script: [String?], every seconds: Double = 0.5) throws -> [String] {
+        let profile = GameProfile(
+            name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
+            events: [.init(type: "Frag", keywords: ["you fragged"])])
+        let detector = try EventDetector(
+            profile: profile, options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false),
+            makeRecognizer: { Scripted(script) })
+        // Bright strokes on black, so the preprocessor finds "text" in every frame.
+        var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
+        for row in 100..<130 {
+            for column in stride(from: 10, to: 100, by: 8) {
+                for dx in 0..<3 { frame.planes[0].bytes[row * 320 + column + dx] = 255 }
+            }
+        }
+        for index in script.indices { detector.submit(frame, at: MediaTime(seconds: Double(index) * seconds)) }
+        detector.finish()
+        return detector.takeEvents().events.map(\.text)
+    }
+
+    @Test(
+        "a frag 2 s after another, replacing its line in place, is a second event; scenery, misreads and a fade are not"
+    )
+    func aLineReplacedInPlaceIsANewEvent() throws {
+        let alice = "You fragged Alice"
+        let bob = "You fragged Bob"
+        let script: [String?] =
+            [alice, alice, alice, alice]  // 0–1.5 s
+            + [bob, bob, "You fragged Bob zq", "You fraqged Bob"]  // 2–3.5 s: scenery, a misread letter
+            + [nil, nil]  // 4–4.5 s: faded out
+            + [bob, bob]  // 5–5.5 s: and back in, the same text
+        #expect(try events(script) == [alice, bob])
+    }
+
+    @Test("the same line shown again within the debounce (1 s gone) is one event")
+    func theSameTextAgainWithinTheDebounceIsTheSameEvent() throws {
+        let carol = "You fragged Carol"
+        // Shown 1 s, gone 1 s, shown again: within the profile's 4-s debounce, the same event.
+        #expect(try events([carol, carol, nil, nil, carol, carol]).count == 1)
+    }
+}

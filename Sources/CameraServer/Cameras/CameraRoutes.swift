@@ -43,6 +43,8 @@ final class CameraService: Sendable {
         let recordings = Mutex<[UUID: (recording: StreamRecording, user: String)]>([:])
         /// When each stream's poster was last taken, and the task taking them.
         let thumbnails = Mutex<(taken: [UUID: Date], task: Task<Void, Never>?)>(([:], nil))
+        /// Losses of picture not yet on the timeline (a hiccup never gets there).
+        let outages = OutageDebounce()
         /// The task listening for cameras' Hello announcements, and when each endpoint was last handled.
         let follower = Mutex<(task: Task<Void, Never>?, handled: [String: Date])>((nil, [:]))
     }
@@ -101,7 +103,13 @@ final class CameraService: Sendable {
                     table[id] = (state, Date(), lost)
                     return previous
                 }
-                if let (kind, reason) = Self.timelineEvent(from: previous, to: state) {
+                if let event = Self.timelineEvent(from: previous, to: state),
+                    let (kind, reason) = tables.outages.filter(
+                        event, camera: id,
+                        later: { lost in
+                            Self.saveEvent(store: store, cameraID: id, kind: event.kind, reason: event.reason, at: lost)
+                        })
+                {
                     Self.saveEvent(store: store, cameraID: id, kind: kind, reason: reason)
                 }
                 tables.live.withLock { $0 }?.stateChanged(id, state)

@@ -34,14 +34,14 @@ extension CameraService {
 
     /// Stores a timeline event for a camera (stream ids of sub-stream profiles are not cameras and
     /// are skipped), and drops the camera's events older than 30 days.
-    static func saveEvent(store: ServerStore, cameraID: UUID, kind: String, reason: String) {
+    static func saveEvent(store: ServerStore, cameraID: UUID, kind: String, reason: String, at: Date? = nil) {
         let key = ServerCameraRepository.key(cameraID)
         Task {
             guard try await !store.database.read("SELECT id FROM cameras WHERE id = ?", [key]).isEmpty else { return }
             let now = Date()
             try await store.database.write(
                 "INSERT INTO camera_events (id, camera_id, kind, reason, at) VALUES (?, ?, ?, ?, ?)",
-                [.text(UUID().uuidString), key, .text(kind), .text(String(reason.prefix(200))), SQLValue(now)])
+                [.text(UUID().uuidString), key, .text(kind), .text(String(reason.prefix(200))), SQLValue(at ?? now)])
             try await store.database.write(
                 "DELETE FROM camera_events WHERE camera_id = ? AND at < ?",
                 [key, SQLValue(now.addingTimeInterval(-30 * 86400))])
@@ -302,5 +302,48 @@ extension CameraService {
             throw APIError(.notFound, "nothing was recorded between those times")
         }
         return path
+    }
+}
+
+/// Keeps a brief hiccup off the timeline: a camera that lost its picture is marked "offline" only
+/// if it is still without one `grace` seconds later (marked at the moment it was lost), and the
+/// "online" that ends an unmarked hiccup is not marked either. One second without a picture is
+/// not an alarm; a camera that stays away is, from the moment it went.
+final class OutageDebounce: Sendable {
+    let grace: Double
+    /// Cameras that lost their picture: when, and whether the loss was marked.
+    private let outages = Mutex<[UUID: (lost: Date, marked: Bool)]>([:])
+
+    init(grace: Double = 2.5) { self.grace = grace }
+
+    /// What to mark now for a state change's event, if anything; `mark(at:)` is called after
+    /// `grace` seconds for a loss still going on.
+    func filter(
+        _ event: (kind: String, reason: String), camera: UUID, at now: Date = Date(),
+        later: @escaping @Sendable (_ lost: Date) -> Void
+    ) -> (kind: String, reason: String)? {
+        switch event.kind {
+        case "offline":
+            outages.withLock { $0[camera] = (now, false) }
+            let grace = self.grace
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(Int(grace * 1000)))
+                guard let self else { return }
+                let due = self.outages.withLock { table -> Bool in
+                    guard let outage = table[camera], outage.lost == now, !outage.marked else { return false }
+                    table[camera]?.marked = true
+                    return true
+                }
+                if due { later(now) }
+            }
+            return nil
+        case "online":
+            let outage = outages.withLock { $0.removeValue(forKey: camera) }
+            // Back from a loss that was never marked: nothing happened as far as the timeline knows.
+            if let outage, !outage.marked { return nil }
+            return event
+        default:
+            return event
+        }
     }
 }
