@@ -35,14 +35,14 @@ format:
 # OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads slow small OCR crops ~3x (see TesseractRecognizer).
 # Three runs so timing bounds measure the code, not contention on two cores: the rest in parallel;
 # live peers (CameraIO's RTSP suite, WatchBox, the server with its PostgreSQL cluster and headless
-# Chromium, LeBot's Gemini clients) one test at a time,
+# Chromium, LeBot's Gemini clients, CGame watching a live OpenArena match) one test at a time,
 # since GStreamer encodes live video and the local Gemini server answers within client deadlines, and a
 # loaded core drops frames or misses them; then CGame, whose OCR keeps both cores busy.
 test: deps lint
 	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip CGameKitTests --skip WatchBoxKitTests --skip RTSPTests --skip CameraServerTests \
 		--skip GeminiLiveTests --skip GeminiRESTTests
-	scripts/test-stage.sh --skip-build --no-parallel --filter 'WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests'
-	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip-build --filter CGameKitTests
+	scripts/test-stage.sh --skip-build --no-parallel --filter 'WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests|OpenArenaLiveTests'
+	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip-build --filter CGameKitTests --skip OpenArenaLiveTests
 
 bench: build
 	$(RELEASE) --product cameracore-bench

@@ -99,7 +99,9 @@ let package = Package(
             dependencies: [
                 "CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "Networking",
             ],
-            swiftSettings: swiftSettings
+            // Optimised in debug builds too: the text preprocessor's pixel loops run ~10× slower
+            // unoptimised, and the tests watch live games, where slow reading means dropped frames.
+            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         .executableTarget(
             name: "cgame",
@@ -202,7 +204,7 @@ let package = Package(
             ],
             resources: [
                 .copy("Resources/rtsp_server.py"), .copy("Resources/onvif_device.py"),
-                .copy("Resources/credential_catcher.py"),
+                .copy("Resources/credential_catcher.py"), .copy("Resources/openarena_match.py"),
             ],
             swiftSettings: swiftSettings
         ),

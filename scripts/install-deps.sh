@@ -31,6 +31,9 @@ packages=(
     chromium chromium-driver
     # Tests: a virtual environment for test peers from PyPI (ipycam, a virtual ONVIF/RTSP camera)
     python3-venv python3-pip
+    # Tests and benchmarks: a real game for CGame — OpenArena (Quake III engine) bot matches on a
+    # virtual X display, rendered in software, captured with x11grab
+    openarena xvfb
     # Server benchmark: HTTP load from a second process (authenticated clip list, 50 connections);
     # curl for the upload benchmark and the server's Expect: 100-continue test
     wrk curl

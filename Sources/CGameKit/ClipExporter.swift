@@ -11,12 +11,17 @@ public struct ClipExporter: Sendable {
     public let streams: [StreamInfo]
     /// The game's name for the metadata.
     public let game: String
-    /// Wall-clock time of media time zero (a live source's start; a file's processing start).
+    /// Wall-clock time of `zero` (a live source's start; a file's processing start).
     public let origin: Date
+    /// The source's first timestamp: clip times in the metadata count from it, as event times do
+    /// (sources such as x11grab, RTSP or MPEG-TS do not start at 0).
+    public let zero: MediaTime
     /// Thumbnail width in pixels (height follows the aspect ratio).
     public var thumbnailWidth = 640
 
-    public init(store: PendingClipStore, streams: [StreamInfo], game: String, origin: Date = Date()) {
+    public init(
+        store: PendingClipStore, streams: [StreamInfo], game: String, origin: Date = Date(), zero: MediaTime = .zero
+    ) {
         self.store = store
         var kept: [StreamInfo] = []
         if let video = streams.first(where: { $0.mediaType == .video }) { kept.append(video) }
@@ -24,6 +29,7 @@ public struct ClipExporter: Sendable {
         self.streams = kept
         self.game = game
         self.origin = origin
+        self.zero = zero
     }
 
     /// Writes `highlight` and lists it in the store.
@@ -66,9 +72,10 @@ public struct ClipExporter: Sendable {
         let first = highlight.events.first?.time ?? highlight.range.start
         let metadata = ClipMetadata(
             id: id, game: game, events: highlight.events.map(\.type),
-            timestamp: origin.addingTimeInterval(first.seconds), duration: (end - leadIn).seconds, name: highlight.name,
+            timestamp: origin.addingTimeInterval((first - zero).seconds), duration: (end - leadIn).seconds,
+            name: highlight.name,
             eventOffsets: highlight.events.map { ($0.time - leadIn).seconds }, localPath: videoPath,
-            thumbnailPath: thumbnailPath, sourceStart: leadIn.seconds, sourceEnd: end.seconds)
+            thumbnailPath: thumbnailPath, sourceStart: (leadIn - zero).seconds, sourceEnd: (end - zero).seconds)
         try store.saveClipMetadata(metadata)
         return metadata
     }

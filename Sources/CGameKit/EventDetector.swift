@@ -32,11 +32,18 @@ public struct DetectedEvent: Sendable, Codable {
 /// before events are decided, so event order and debouncing do not depend on thread timing.
 ///
 /// A kill feed shows each line for several seconds, so one line is seen in many frames. The
-/// detector keeps the lines it has seen recently; a matching line in a later frame is paired with
-/// a recent line (one to one): the line seen in the same place a moment ago and not gone since
-/// (however badly it was read this time), else the most similar line (tolerating misread letters). Only unpaired lines are new events, so two kills with near-identical
-/// lines shown at once are two events, and a new line taking the place of one that just went away
-/// is a new event.
+/// detector keeps the lines it has seen recently and pairs each matching line of a later frame with
+/// one of them (one to one). A line becomes an event when two readings in a row agree on it (one
+/// garbled reading over busy scenery is not an event), timed at its first reading. Identity follows
+/// what a player sees:
+/// - a line in the place where a line was a moment ago is that line when it reads the same but for
+///   misread letters or scenery read as extra words (``TextFolding/sameLine(_:_:)``);
+/// - a different name in that place (a centre print such as OpenArena's "You fragged NAME" replaced
+///   by the next frag's) is a new event;
+/// - elsewhere (a feed that scrolls) or after it went away (a fade out and in), a line is a recent
+///   line only when it reads the same, so two kills whose lines differ only in a name are two events.
+/// The profile's `debounce` is how long a line that went away is remembered: the same text again
+/// within it is the same event.
 public final class EventDetector: Sendable {
     public struct Options: Sendable {
         /// Frames analysed per second of media.
@@ -49,23 +56,29 @@ public final class EventDetector: Sendable {
         public var dropWhenBusy: Bool
         /// Keep the frame that first showed each event (for thumbnails).
         public var keepEventFrames: Bool
-        /// Two lines at least this similar (0...1) are the same line read twice.
-        public var sameLineSimilarity: Double
-        /// Seconds for which a line in the same place is taken to be the line seen there before,
-        /// whatever it reads (a frame misread over busy scenery does not make a new event).
+        /// Seconds for which a line read in the place of a line seen there before is compared with
+        /// that line (and so may replace it) rather than with every recent line.
         public var continuity: Double
+        /// Least confidence (0...1) of the two readings that replace a line a player has already
+        /// seen in its place: a garbled reading of the old line is seldom confident.
+        public var replacementConfidence: Double
+        /// A frame whose region shows the previous frame's picture takes its reading instead of
+        /// being read again (off for recognisers whose answer does not depend on the picture).
+        public var reuseRepeatedPictures: Bool
 
         public init(
             sampleRate: Double = 10, workers: Int = 2, queueCapacity: Int = 8, dropWhenBusy: Bool = true,
-            keepEventFrames: Bool = true, sameLineSimilarity: Double = 0.8, continuity: Double = 1.0
+            keepEventFrames: Bool = true, continuity: Double = 1.0, replacementConfidence: Double = 0.75,
+            reuseRepeatedPictures: Bool = true
         ) {
+            self.reuseRepeatedPictures = reuseRepeatedPictures
+            self.replacementConfidence = replacementConfidence
             self.continuity = continuity
             self.sampleRate = sampleRate
             self.workers = workers
             self.queueCapacity = queueCapacity
             self.dropWhenBusy = dropWhenBusy
             self.keepEventFrames = keepEventFrames
-            self.sameLineSimilarity = sameLineSimilarity
         }
     }
 
@@ -74,6 +87,9 @@ public final class EventDetector: Sendable {
         public var submitted = 0
         public var analyzed = 0
         public var dropped = 0
+        /// Sampled frames not read again because the region showed what the previous one did (a
+        /// game drawing fewer frames than are sampled): they take the previous frame's reading.
+        public var unchanged = 0
         public var failed = 0
         /// Total seconds spent recognising (all workers).
         public var recognitionSeconds = 0.0
@@ -85,6 +101,8 @@ public final class EventDetector: Sendable {
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
     private let state: Mutex<State>
+    /// The region's brightness in the last submitted frame, to skip a repeated picture.
+    private let previousSignature = Mutex<[UInt8]>([])
 
     private struct Result {
         var time: MediaTime
@@ -94,16 +112,40 @@ public final class EventDetector: Sendable {
         var frame: VideoFrame?
         var failed: Bool
         var seconds: Double
+        /// The picture was the previous frame's: its reading is that frame's.
+        var repeated = false
     }
 
     private struct RecentLine {
         var type: String
-        var folded: String
+        /// What the line says, once two readings in a row agreed (nil before).
+        var words: [String]?
         var lastSeen: MediaTime
         var box: NormalizedRect
         /// Analysed frames in a row since `lastSeen` that showed no text at all in its place; after
         /// two the line has gone (one can be a dropout over busy scenery).
         var absentFrames = 0
+        /// A reading not agreed on yet — the line's first, or something else in its place — with
+        /// the event it would be, timed at the first such reading.
+        var candidate: (words: [String], event: DetectedEvent)?
+        /// The readings paired with the line since it was confirmed (OCR reads one line several ways
+        /// over moving scenery); a reading like any of them is the line.
+        var variants: [[String]] = []
+        /// What the line said before a reading replaced it: reading one of these again is the line
+        /// coming back into view after a misreading, not a new event.
+        var earlier: [[String]] = []
+
+        /// The readings a new reading is compared with.
+        var readings: [[String]] {
+            if words == nil { return candidate.map { [$0.words] } ?? [] }
+            return variants
+        }
+
+        mutating func remember(_ reading: [String]) {
+            guard !variants.contains(reading) else { return }
+            variants.append(reading)
+            if variants.count > 8 { variants.remove(at: 4) }  // the first readings and the latest
+        }
         var vanished: Bool { absentFrames >= 2 }
     }
 
@@ -113,6 +155,8 @@ public final class EventDetector: Sendable {
         var pending: [Int: Result] = [:]
         var recent: [RecentLine] = []
         var ready: [DetectedEvent] = []
+        /// The last decided frame's reading, for a repeated picture.
+        var lastReading: (matches: [EventMatch], textBoxes: [NormalizedRect], frame: VideoFrame?) = ([], [], nil)
         var analyzedThrough: MediaTime?
         var statistics = Statistics()
     }
@@ -149,6 +193,24 @@ public final class EventDetector: Sendable {
     /// Queues a frame for recognition. Returns false when it was dropped because the queue was full.
     @discardableResult
     public func submit(_ frame: VideoFrame, at time: MediaTime) -> Bool {
+        let signature = Self.signature(of: frame, region: profile.recognitionRegion)
+        let repeated = previousSignature.withLock { previous in
+            defer { previous = signature }
+            return Self.sameImage(previous, signature)
+        }
+        if repeated && options.reuseRepeatedPictures {
+            // Read exactly as the previous frame was (in frame order), without a worker.
+            let sequence = state.withLock { state in
+                state.statistics.submitted += 1
+                state.statistics.unchanged += 1
+                defer { state.nextSequence += 1 }
+                return state.nextSequence
+            }
+            deliver(
+                Result(time: time, matches: [], textBoxes: [], frame: nil, failed: false, seconds: 0, repeated: true),
+                sequence: sequence)
+            return true
+        }
         if options.dropWhenBusy {
             if slots.wait(timeout: .now()) == .timedOut {
                 state.withLock { $0.statistics.dropped += 1 }
@@ -195,7 +257,10 @@ public final class EventDetector: Sendable {
     public func takeEvents() -> (events: [DetectedEvent], analyzedThrough: MediaTime?) {
         state.withLock { state in
             defer { state.ready.removeAll() }
-            return (state.ready, state.analyzedThrough)
+            // A line read once in a new way may still become an event at that frame's time.
+            let undecided = state.recent.compactMap { $0.candidate?.event.time }.min()
+            let through = undecided.map { min(state.analyzedThrough ?? $0, $0 - MediaTime(seconds: 0.001)) }
+            return (state.ready, through ?? state.analyzedThrough)
         }
     }
 
@@ -206,11 +271,64 @@ public final class EventDetector: Sendable {
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
+    /// The brightness of the region's pixels (every second pixel of every second row).
+    static func signature(of frame: VideoFrame, region: NormalizedRect) -> [UInt8] {
+        guard let plane = frame.planes.first, frame.format == .yuv420p || frame.format == .gray8 else { return [] }
+        let x0 = max(0, Int(region.x * Double(frame.width)))
+        let y0 = max(0, Int(region.y * Double(frame.height)))
+        let x1 = min(frame.width, Int((region.x + region.width) * Double(frame.width)))
+        let y1 = min(frame.height, Int((region.y + region.height) * Double(frame.height)))
+        guard x1 > x0, y1 > y0 else { return [] }
+        var values: [UInt8] = []
+        values.reserveCapacity(((x1 - x0) / 2 + 1) * ((y1 - y0) / 2 + 1))
+        plane.bytes.withUnsafeBufferPointer { bytes in
+            for row in stride(from: y0, to: y1, by: 2) {
+                let start = row * plane.bytesPerRow
+                for column in stride(from: x0, to: x1, by: 2) { values.append(bytes[start + column]) }
+            }
+        }
+        return values
+    }
+
+    /// Whether two signatures show the same picture: compression noise aside (a repeated frame
+    /// encoded again differs by a level or two), no pixel changed.
+    static func sameImage(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard !a.isEmpty, a.count == b.count else { return false }
+        var changed = 0
+        for index in a.indices where abs(Int(a[index]) - Int(b[index])) > 12 {
+            changed += 1
+            if changed * 1000 > a.count { return false }
+        }
+        return true
+    }
+
     /// Whether two line boxes are on the same row (vertical centres within half a line height).
     static func samePlace(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
         let centreA = a.y + a.height / 2
         let centreB = b.y + b.height / 2
         return abs(centreA - centreB) < max(a.height, b.height) / 2
+    }
+
+    /// Whether `match` is where `line` was a moment ago, and the line had not gone.
+    private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
+        Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastSeen).seconds <= options.continuity
+    }
+
+    /// Reports the event a line's first reading announced, with the text of the reading that
+    /// confirmed it when that one reads with more confidence.
+    private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent]) {
+        var event = first
+        if reading.confidence > first.confidence {
+            event.text = reading.text
+            event.confidence = reading.confidence
+        }
+        Self.insert(event, into: &events)
+    }
+
+    /// Keeps `events` in time order (a line confirmed by its second reading began a frame earlier).
+    private static func insert(_ event: DetectedEvent, into events: inout [DetectedEvent]) {
+        let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
+        events.insert(event, at: index)
     }
 
     private func deliver(_ result: Result, sequence: Int) {
@@ -225,51 +343,97 @@ public final class EventDetector: Sendable {
 
     /// Pairs this frame's matching lines with recent ones; unpaired lines are new events.
     private func decide(_ result: Result, _ state: inout State) {
+        var result = result
+        if result.repeated {
+            (result.matches, result.textBoxes, result.frame) = state.lastReading
+        } else {
+            state.lastReading = (result.matches, result.textBoxes, result.frame)
+        }
         state.statistics.analyzed += 1
         state.statistics.recognitionSeconds += result.seconds
         if result.failed { state.statistics.failed += 1 }
         state.analyzedThrough = max(state.analyzedThrough ?? result.time, result.time)
         let now = result.time
-        state.recent.removeAll { line in (now - line.lastSeen).seconds > profile.debounce(for: line.type) }
+        // A line is remembered for the debounce once gone; one not yet confirmed at least until a
+        // second reading can confirm it.
+        state.recent.removeAll { line in
+            let keep = profile.debounce(for: line.type)
+            return (now - line.lastSeen).seconds > (line.words == nil ? max(keep, options.continuity) : keep)
+        }
         var taken = Set<Int>()
         for match in result.matches {
             // Compare words only: stray marks read from outlines and scenery are not part of a line.
-            let folded = TextFolding.words(TextFolding.fold(match.text)).joined(separator: " ")
-            var best: (index: Int, similarity: Double)?
+            let words = TextFolding.words(TextFolding.fold(match.text))
+            let event = DetectedEvent(
+                type: match.type, text: match.text, confidence: match.confidence, time: now, frame: result.frame)
+            // A recent line that reads the same (or a new line's first reading): preferably the one
+            // in this place, else elsewhere (a feed that scrolls, a print that faded out and in).
+            var paired: Int?
+            var best = -1.0
+            let joined = words.joined(separator: " ")
             for (index, line) in state.recent.enumerated() where line.type == match.type && !taken.contains(index) {
-                let similarity = TextFolding.similarity(folded, line.folded)
-                // Scenery read as words adds them at a line's end: compare the common length too.
-                let common = min(folded.count, line.folded.count)
-                let prefixSimilarity = TextFolding.similarity(
-                    String(folded.prefix(common)), String(line.folded.prefix(common)))
-                // In the same place and not gone: the same line if its beginning reads roughly the
-                // same (misread letters, scenery at its end). Otherwise — feeds scroll, and a line
-                // can come back — only a line that reads nearly the same, since a new kill by the
-                // same player differs only in a name.
-                let score: Double
-                if Self.samePlace(line.box, match.box) && !line.vanished
-                    && (now - line.lastSeen).seconds <= options.continuity && prefixSimilarity >= 0.6
-                {
-                    score = 2 + similarity
-                } else if similarity >= options.sameLineSimilarity {
-                    score = similarity
-                } else {
-                    continue
-                }
-                if score > (best?.similarity ?? -1) { best = (index, score) }
+                let alike = line.readings.filter { TextFolding.sameLine(words, $0) }
+                guard !alike.isEmpty else { continue }
+                let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0
+                let score = isInPlace(line, match, now) ? 2 + similarity : similarity
+                if score > best { (paired, best) = (index, score) }
             }
-            if let best {
-                taken.insert(best.index)
-                state.recent[best.index].lastSeen = now
-                state.recent[best.index].box = match.box
-                state.recent[best.index].absentFrames = 0
+            if let index = paired {
+                if state.recent[index].words == nil, let candidate = state.recent[index].candidate {
+                    // A new line read the same way twice — in two pictures, or confidently in a picture
+                    // shown again (a game drawing fewer frames than are sampled repeats its misreadings
+                    // too): its event, from its first reading.
+                    if !result.repeated || match.confidence >= options.replacementConfidence {
+                        confirm(candidate.event, reading: match, into: &state.ready)
+                        state.recent[index].words = words
+                        state.recent[index].variants = [candidate.words]
+                        state.recent[index].remember(words)
+                        state.recent[index].candidate = nil
+                    }
+                } else {
+                    state.recent[index].remember(words)
+                    state.recent[index].candidate = nil
+                }
+            } else if let index = state.recent.indices.first(where: { index in
+                !taken.contains(index) && state.recent[index].type == match.type
+                    && isInPlace(state.recent[index], match, now)
+            }) {
+                // Something else in the place of a line seen a moment ago: a new line once the next
+                // reading agrees (its event began with the first different reading), else a misreading.
+                paired = index
+                let line = state.recent[index]
+                if line.earlier.contains(where: { TextFolding.sameLine(words, $0) }) {
+                    // What it said before the last replacement: it was that line all along.
+                    state.recent[index].remember(words)
+                    state.recent[index].candidate = nil
+                } else if match.confidence < options.replacementConfidence {
+                    // A doubtful reading keeps the line in place but does not replace it.
+                } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words),
+                    !result.repeated
+                {
+                    // Confirmed by a second picture: the same picture shown again proves nothing.
+                    confirm(candidate.event, reading: match, into: &state.ready)
+                    state.recent[index].earlier += line.variants
+                    state.recent[index].words = words
+                    state.recent[index].variants = [candidate.words]
+                    state.recent[index].remember(words)
+                    state.recent[index].candidate = nil
+                } else if line.candidate.map({ TextFolding.sameLine(words, $0.words) }) == true {
+                    // The candidate's picture again: wait for another.
+                } else {
+                    state.recent[index].candidate = (words, line.candidate?.event ?? event)
+                }
+            }
+            if let index = paired {
+                taken.insert(index)
+                state.recent[index].lastSeen = now
+                state.recent[index].box = match.box
+                state.recent[index].absentFrames = 0
             } else {
-                state.recent.append(RecentLine(type: match.type, folded: folded, lastSeen: now, box: match.box))
+                // A line not seen before: an event once a second reading agrees.
+                state.recent.append(
+                    RecentLine(type: match.type, lastSeen: now, box: match.box, candidate: (words, event)))
                 taken.insert(state.recent.count - 1)
-                state.ready.append(
-                    DetectedEvent(
-                        type: match.type, text: match.text, confidence: match.confidence, time: now,
-                        frame: result.frame))
             }
         }
         // Lines with no text at all in their place this frame have gone (a misread leaves some text).

@@ -31,7 +31,7 @@ public final class HighlightPipeline: Sendable {
             self.profile = profile
             self.highlights = highlights
             // Live sources drop frames when OCR falls behind; files wait so every sample is read.
-            self.detector = detector ?? EventDetector.Options(dropWhenBusy: source.isNetwork)
+            self.detector = detector ?? EventDetector.Options(dropWhenBusy: source.isLive)
             self.bufferDuration = bufferDuration
             self.bufferBytes = bufferBytes
             self.exportClips = exportClips
@@ -62,9 +62,12 @@ public final class HighlightPipeline: Sendable {
         public var wallSeconds: Double
         public var speed: Double { wallSeconds > 0 ? mediaSeconds / wallSeconds : 0 }
         public var peakBufferBytes: Int
+        /// This machine's clock (seconds since 1970) when the source was opened: a live source's
+        /// media time zero, to line events up with what happened elsewhere (a game's log).
+        public var wallClockStart: Double
 
         private enum CodingKeys: String, CodingKey {
-            case game, events, clips, failures, statistics, mediaSeconds, wallSeconds, peakBufferBytes
+            case game, events, clips, failures, statistics, mediaSeconds, wallSeconds, peakBufferBytes, wallClockStart
         }
     }
 
@@ -103,15 +106,34 @@ public final class HighlightPipeline: Sendable {
         // reference frames (at least every 4th with x264's defaults) still come faster than the
         // sampling rate. The rest are sampled by media time.
         let decoder = try VideoDecoder(reader: reader, streamIndex: video.index, format: .yuv420p)
-        decoder.skipsNonReferenceFrames = (video.framesPerSecond ?? 0) >= 4 * config.detector.sampleRate
-        decoder.minimumInterval = MediaTime(seconds: 1 / max(0.1, config.detector.sampleRate) * 0.95)
+        let interval = MediaTime(seconds: 1 / max(0.1, config.detector.sampleRate) * 0.95)
+        // A raw capture (x11grab's frames: ~110 MB a second at 720p30) is encoded to H.264 as it
+        // is read, so the buffer holds its 30 s rather than half a second and clips are stream
+        // copies like any other source's. Every frame is then decoded; the detector still gets
+        // its samples by media time.
+        var encoder: VideoEncoder?
+        var streams = reader.streams
+        if video.codec == "rawvideo", let width = video.width, let height = video.height {
+            let rate = video.frameRate.flatMap { $0.doubleValue > 0 ? $0 : nil } ?? Rational(30, 1)
+            let made = try VideoEncoder(
+                settings: .init(
+                    width: width & ~1, height: height & ~1, frameRate: rate, crf: 23,
+                    gopSize: max(2, Int((rate.doubleValue * 2).rounded())), preset: "ultrafast", maxBFrames: 0,
+                    tune: "zerolatency"))
+            var encoded = made.stream
+            encoded.index = video.index
+            if let position = streams.firstIndex(where: { $0.index == video.index }) { streams[position] = encoded }
+            encoder = made
+        } else {
+            decoder.skipsNonReferenceFrames = (video.framesPerSecond ?? 0) >= 4 * config.detector.sampleRate
+            decoder.minimumInterval = interval
+        }
+        var lastSubmitted: MediaTime?
         let buffer = ContinuousBuffer(
             maxDuration: MediaTime(seconds: config.bufferDuration), maxBytes: config.bufferBytes)
         let sourceStart = reader.startTime ?? .zero
         let exporter = store.map {
-            ClipExporter(
-                store: $0, streams: reader.streams, game: config.profile.name,
-                origin: origin.addingTimeInterval(-sourceStart.seconds))
+            ClipExporter(store: $0, streams: streams, game: config.profile.name, origin: origin, zero: sourceStart)
         }
         var sessions = HighlightSessionManager(settings: config.highlights)
         let exportQueue = DispatchQueue(label: "cgame.export")
@@ -152,14 +174,23 @@ public final class HighlightPipeline: Sendable {
         var readError: MediaError?
         do throws(MediaError) {
             while !stopRequested.load(ordering: .relaxed), let sample = try reader.nextSample() {
-                buffer.add(sample)
-                peakBytes = max(peakBytes, buffer.byteCount)
+                if encoder == nil || sample.streamIndex != video.index { buffer.add(sample) }
                 if let time = sample.presentationTime { position = max(position, time - sourceStart) }
                 if sample.streamIndex == video.index {
                     for frame in try decoder.decode(sample) {
-                        detector.submit(frame, at: frame.pts ?? sample.presentationTime ?? .zero)
+                        let time = frame.pts ?? sample.presentationTime ?? .zero
+                        if let encoder {
+                            for var encoded in try encoder.encode(frame) {
+                                encoded.streamIndex = video.index
+                                buffer.add(encoded)
+                            }
+                            if let last = lastSubmitted, time - last < interval { continue }
+                        }
+                        lastSubmitted = time
+                        detector.submit(frame, at: time)
                     }
                 }
+                peakBytes = max(peakBytes, buffer.byteCount)
                 collect()
                 if let progress, position.seconds - lastProgress >= 0.5 {
                     lastProgress = position.seconds
@@ -170,6 +201,10 @@ public final class HighlightPipeline: Sendable {
                 }
             }
             for frame in try decoder.flush() { detector.submit(frame, at: frame.pts ?? position + sourceStart) }
+            for var encoded in try encoder?.finish() ?? [] {
+                encoded.streamIndex = video.index
+                buffer.add(encoded)
+            }
         } catch {
             // Keep what was found: finish detection and save open highlights, then report.
             readError = error
@@ -186,6 +221,6 @@ public final class HighlightPipeline: Sendable {
             failures: failures + (readError.map { ["stopped reading: \($0)"] } ?? []),
             statistics: detector.statistics, mediaSeconds: position.seconds,
             wallSeconds: elapsed.seconds,
-            peakBufferBytes: peakBytes)
+            peakBufferBytes: peakBytes, wallClockStart: origin.timeIntervalSince1970)
     }
 }

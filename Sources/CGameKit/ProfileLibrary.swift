@@ -53,6 +53,14 @@ public enum ProfileLibrary {
                 .init(type: "Kill", keywords: ["killed", "headshot"]),
                 .init(type: "RoundWin", patterns: [#"\b(counter-)?terrorists\s+win\b"#], debounce: 10),
             ]),
+        GameProfile(
+            name: "OpenArena", aliases: ["oa", "quake3", "q3"],
+            // The centre print a Quake III-engine game shows for the player's own frags ("You fragged
+            // NAME", a line about the player's place below it); the screen's followed player when
+            // spectating. The first line is at 27–32 % of the height on any screen size, ~35 % of
+            // the width for short names, 70 % for the longest.
+            region: NormalizedRect(x: 0.15, y: 0.25, width: 0.70, height: 0.09),
+            events: [.init(type: "Kill", keywords: ["you fragged"])]),
     ]
 
     /// Where users keep their own profiles.

@@ -99,6 +99,33 @@ enum TextFolding {
         return 1 - Double(distance) / Double(max(x.count, y.count))
     }
 
+    /// Whether two readings (folded words) can be the same line: with the words they share at the
+    /// beginning and at the end set aside, what remains is missing on one side (scenery read as an
+    /// extra word, a word lost) or reads roughly the same (misread letters). Lines that differ in a
+    /// name — "you fragged alice" and "you fragged bob", "grism was railed by sarge" and "major was
+    /// railed by sarge" — are different lines, however similar the whole lines are.
+    /// Words of one character are left out: scenery and outlines read as stray letters and digits.
+    static func sameLine(_ a: [String], _ b: [String]) -> Bool {
+        let a = a.filter { $0.count > 1 }
+        let b = b.filter { $0.count > 1 }
+        // Words read alike: equal, or (4 letters or more) with a letter misread, added or lost.
+        func alike(_ x: String, _ y: String) -> Bool {
+            x == y || (min(x.count, y.count) >= 4 && similarity(x, y) >= 0.75)
+        }
+        var start = 0
+        while start < a.count, start < b.count, alike(a[start], b[start]) { start += 1 }
+        var endA = a.count
+        var endB = b.count
+        while endA > start, endB > start, alike(a[endA - 1], b[endB - 1]) {
+            endA -= 1
+            endB -= 1
+        }
+        let restA = a[start..<endA].joined(separator: " ")
+        let restB = b[start..<endB].joined(separator: " ")
+        if restA.isEmpty || restB.isEmpty { return true }
+        return similarity(restA, restB) >= 0.7
+    }
+
     /// Latin letters with diacritics (Latin-1 Supplement and Latin Extended-A) → plain letters.
     private static let accentless: [Unicode.Scalar: String] = {
         let pairs: [(String, String)] = [

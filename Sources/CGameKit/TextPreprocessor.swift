@@ -52,7 +52,10 @@ public enum TextPreprocessor {
         guard textPixels * 500 >= width * height else { return nil }
         // Text is sized for the screen: ~20 px high at 1080p. Smaller captures are scaled back to
         // about 1080p, and tiny crops to the minimum height, since Tesseract misreads small glyphs.
-        let forScreen = frame.height < 1000 ? Int((1080.0 / Double(frame.height)).rounded()) : 1
+        // Text already drawn large (a centre print is ~30 px high at 720p) is left as it is: scaling
+        // it up only makes Tesseract slower.
+        let large = tallestLine(mask, width: width, height: height) >= 20
+        let forScreen = frame.height < 1000 && !large ? Int((1080.0 / Double(frame.height)).rounded()) : 1
         let forCrop = height < options.minimumHeight ? (options.minimumHeight + height - 1) / height : 1
         let factor = min(4, max(forScreen, forCrop))
         if factor > 1 { mask = upscale(mask, width: width, height: height, factor: factor) }
@@ -61,6 +64,24 @@ public enum TextPreprocessor {
         return VideoFrame(
             format: .gray8, width: outWidth, height: outHeight,
             planes: [Plane(width: outWidth, height: outHeight, bytesPerRow: outWidth, bytes: mask)], pts: frame.pts)
+    }
+
+    /// The height in rows of the tallest run of rows that hold text pixels (a line of text, or
+    /// several lines run together).
+    static func tallestLine(_ mask: [UInt8], width: Int, height: Int) -> Int {
+        var tallest = 0
+        var run = 0
+        for row in 0..<height {
+            var count = 0
+            let start = row * width
+            for index in start..<(start + width) where mask[index] == 0 {
+                count += 1
+                if count >= 2 { break }
+            }
+            run = count >= 2 ? run + 1 : 0
+            tallest = max(tallest, run)
+        }
+        return tallest
     }
 
     /// 0 for text pixels, 255 elsewhere (see the type's description).

@@ -51,6 +51,13 @@ public enum MediaSource: Sendable, Hashable, CustomStringConvertible {
         return !url.hasPrefix("file:")
     }
 
+    /// Whether the source runs in real time whether or not it is read (a stream or a capture device),
+    /// so a reader that falls behind loses frames rather than slowing it down.
+    public var isLive: Bool {
+        if case .device = self { return true }
+        return isNetwork
+    }
+
     /// The source with any password replaced by `***`, safe for logs and errors.
     public var description: String {
         switch self {

@@ -32,7 +32,7 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Recognition threads (each loads its own Tesseract).")
     var workers: Int = 2
 
-    @Option(help: "For live inputs: never drop frames, even when recognition falls behind.")
+    @Flag(help: "For live inputs (streams, x11grab): never drop frames, even when recognition falls behind.")
     var noDrop = false
 
     func validate() throws {
@@ -47,6 +47,6 @@ struct SourceOptions: ParsableArguments {
     }
 
     func detectorOptions() -> EventDetector.Options {
-        EventDetector.Options(sampleRate: rate, workers: workers, dropWhenBusy: source.isNetwork && !noDrop)
+        EventDetector.Options(sampleRate: rate, workers: workers, dropWhenBusy: source.isLive && !noDrop)
     }
 }

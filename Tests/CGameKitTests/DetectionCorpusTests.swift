@@ -159,9 +159,18 @@ enum Corpus {
     @Test func whenRecognitionFallsBehindLiveFramesAreDroppedAndCountedWithoutStallingIngest() throws {
         let profile = ProfileLibrary.builtIn[0]
         let detector = try EventDetector(
-            profile: profile, options: .init(workers: 1, queueCapacity: 3, dropWhenBusy: true),
+            profile: profile,
+            options: .init(workers: 1, queueCapacity: 3, dropWhenBusy: true, reuseRepeatedPictures: false),
             makeRecognizer: { SlowRecognizer() })
-        let frame = VideoFrame(format: .gray8, width: 640, height: 360, fill: [40])
+        // Bright strokes on black in the profile's region, so the slow recogniser is called.
+        var frame = VideoFrame(format: .gray8, width: 640, height: 360, fill: [0])
+        let top = Int(profile.region.y * 360) + 10
+        let left = Int(profile.region.x * 640) + 10
+        for row in top..<(top + 30) {
+            for column in stride(from: left, to: left + 150, by: 8) {
+                for dx in 0..<3 { frame.planes[0].bytes[row * 640 + column + dx] = 255 }
+            }
+        }
         let clock = ContinuousClock()
         let started = clock.now
         var accepted = 0
@@ -200,7 +209,8 @@ enum Corpus {
         profile.polarity = .dark
         profile.debounce = 0
         let detector = try EventDetector(
-            profile: profile, options: .init(workers: 2, queueCapacity: 8, dropWhenBusy: false),
+            profile: profile,
+            options: .init(workers: 2, queueCapacity: 8, dropWhenBusy: false, reuseRepeatedPictures: false),
             makeRecognizer: { Alternating(delay: delays.withLock { $0.removeFirst() }) })
         // Bright strokes on black, so the preprocessor finds "text" and calls the recogniser.
         var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
@@ -209,13 +219,14 @@ enum Corpus {
                 for dx in 0..<3 { frame.planes[0].bytes[row * 320 + column + dx] = 255 }
             }
         }
-        for index in 0..<12 { detector.submit(frame, at: MediaTime(seconds: Double(index))) }
+        // A line is an event once two readings agree; with no debounce, every second frame starts one.
+        for index in 0..<24 { detector.submit(frame, at: MediaTime(seconds: Double(index))) }
         detector.finish()
         let events = detector.takeEvents().events
         let times = events.map(\.time.seconds)
         #expect(events.count == 12)
         #expect(times == times.sorted())
-        #expect(detector.statistics.analyzed == 12)
+        #expect(detector.statistics.analyzed == 24)
     }
 }
 
@@ -235,19 +246,28 @@ struct EventIdentityTests {
                 return count
             }
             guard index < script.count, let text = script[index] else { return [] }
-            return [
+            // One observation per line of the entry, each on its own row (a feed), from the top.
+            return text.split(separator: "\n").enumerated().map { row, line in
                 TextObservation(
-                    text: text, confidence: 0.9, box: NormalizedRect(x: 0.3, y: 0.4, width: 0.4, height: 0.05))
-            ]
+                    text: String(line), confidence: 0.9,
+                    box: NormalizedRect(x: 0.3, y: 0.4 + 0.06 * Double(row), width: 0.4, height: 0.05))
+            }
         }
     }
 
-    func events(_ script: [String?], every seconds: Double = 0.5) throws -> [String] {
+    func events(_ script: [String?], every seconds: Double = 0.5, keyword: String = "you fragged") throws -> [String] {
+        try detected(script, every: seconds, keyword: keyword).map(\.text)
+    }
+
+    func detected(_ script: [String?], every seconds: Double, keyword: String = "you fragged") throws
+        -> [DetectedEvent]
+    {
         let profile = GameProfile(
             name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
-            events: [.init(type: "Frag", keywords: ["you fragged"])])
+            events: [.init(type: "Frag", keywords: [keyword])])
         let detector = try EventDetector(
-            profile: profile, options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false),
+            profile: profile,
+            options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false, reuseRepeatedPictures: false),
             makeRecognizer: { Scripted(script) })
         // Bright strokes on black, so the preprocessor finds "text" in every frame.
         var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
@@ -258,7 +278,7 @@ struct EventIdentityTests {
         }
         for index in script.indices { detector.submit(frame, at: MediaTime(seconds: Double(index) * seconds)) }
         detector.finish()
-        return detector.takeEvents().events.map(\.text)
+        return detector.takeEvents().events
     }
 
     @Test(
@@ -280,5 +300,42 @@ struct EventIdentityTests {
         let carol = "You fragged Carol"
         // Shown 1 s, gone 1 s, shown again: within the profile's 4-s debounce, the same event.
         #expect(try events([carol, carol, nil, nil, carol, carol]).count == 1)
+    }
+
+    // What OpenArena showed in a recorded bot match (tests/benchmarks: the OpenArena corpus), at
+    // CGame's 10 readings a second.
+    @Test(
+        "a frag's centre print replaced at once by the next frag's (1.5 s later) is two events, timed at the first reading"
+    )
+    func aCentrePrintReplacedAtOnce() throws {
+        let major = "You fragged Major"
+        let kyonshi = "You fragged Kyonshi"
+        let found = try detected(Array(repeating: major, count: 15) + Array(repeating: kyonshi, count: 10), every: 0.1)
+        #expect(found.map(\.text) == [major, kyonshi])
+        #expect(abs((found.last?.time.seconds ?? 0) - 1.5) < 0.01)
+    }
+
+    @Test("a centre print that faded into scenery read as words, then the next frag's, is two events")
+    func aNewFragAfterSceneryInTheSamePlace() throws {
+        // Scenery read as text keeps the place busy, so the old line never "vanishes".
+        let script: [String?] =
+            Array(repeating: "You fragged Major me", count: 12) + ["ee OA han gris PB", "=we | + CS Se", "Se o-5 xe"]
+            + ["You fragged= Kyonshi 3", "You fragged Kyonshi .~~4", "You fragged Kyonshi"]
+        #expect(try events(script, every: 0.1).count == 2)
+    }
+
+    @Test("one garbled reading of a name over busy scenery is not an event")
+    func oneGarbledReadingIsNotAnEvent() throws {
+        let major = "You fragged Major"
+        let script: [String?] = [major, major, "You fragged MeMnee meee", major, major, "You fragged Mjr", major]
+        #expect(try events(script, every: 0.1) == [major])
+    }
+
+    @Test("a feed: lines that differ only in a name are two kills; a line that scrolls up is still one")
+    func feedLinesDifferingInANameAndScrolling() throws {
+        let first = "Grism was railed by Sarge"
+        let second = "Major was railed by Sarge"
+        let script: [String?] = [first, first, "\(first)\n\(second)", "\(first)\n\(second)", second, second]
+        #expect(try events(script, every: 0.5, keyword: "railed") == [first, second])
     }
 }
