@@ -84,15 +84,16 @@ struct OpenArenaLiveTests {
             else { return nil }
             return FragScore.Report(time: time, text: text)
         }
-        let score = FragScore.score(frags: frags, reports: reports)
+        // The game, rendering in software next to cgame, shows a frag 0.5–1.8 s after logging it.
+        let score = FragScore.score(frags: frags, reports: reports, late: 2.5)
         let analysed = statistics["analyzed"] as? Int ?? 0
         let dropped = statistics["dropped"] as? Int ?? 0
         print(
             "OpenArena live (\(String(format: "%.0f", stoppedAt - zero)) s, \(analysed) frames read, \(dropped) dropped): \(score)"
         )
         #expect(frags.count >= 4, "the bot made only \(frags.count) frags in \(Int(stoppedAt - zero)) s")
-        // Measured on this machine (stop 24): precision 1.00 in every run, recall 0.64–0.89 — frags
-        // about a second apart, whose centre prints replace each other before two clear readings.
+        // Measured on this machine (stop 24): precision 0.92–1.00, recall 0.64–0.89 — frags about a
+        // second apart, whose centre prints replace each other before two clear readings.
         #expect(score.recall >= 0.75, "\(score)")
         #expect(score.precision >= 0.9, "\(score)")
 
