@@ -195,6 +195,8 @@ public enum FragScore {
         public var named: Int
         /// Worst |reported − logged| among found frags, seconds.
         public var worstError: Double
+        /// Each found frag's logged time with the time of the report paired with it.
+        public var pairs: [(frag: Double, report: Double)]
         /// Frags nothing was reported for, and reports that match no frag (for the failure message).
         public var missed: [String]
         public var extra: [String]
@@ -223,6 +225,7 @@ public enum FragScore {
         var named = 0
         var worst = 0.0
         var missed: [String] = []
+        var pairs: [(frag: Double, report: Double)] = []
         for frag in frags.sorted(by: { $0.time < $1.time }) {
             let candidates = reports.indices.filter { index in
                 !used.contains(index) && reports[index].time >= frag.time - early
@@ -240,6 +243,7 @@ public enum FragScore {
                 continue
             }
             used.insert(best)
+            pairs.append((frag.time, reports[best].time))
             found += 1
             if reports[best].text.lowercased().contains(frag.victim.lowercased()) { named += 1 }
             worst = max(worst, abs(reports[best].time - frag.time))
@@ -248,7 +252,7 @@ public enum FragScore {
             String(format: "\"%@\" at %.1f s", reports[$0].text, reports[$0].time)
         }
         return Result(
-            frags: frags.count, reported: reports.count, found: found, named: named, worstError: worst,
+            frags: frags.count, reported: reports.count, found: found, named: named, worstError: worst, pairs: pairs,
             missed: missed, extra: extra)
     }
 
@@ -266,19 +270,5 @@ public enum FragScore {
             }
         }
         return result
-    }
-
-    /// The frags grouped as a highlight app groups them: a frag within `cooldown` seconds of the
-    /// previous one joins its group (a double, triple… kill).
-    public static func groups(_ times: [Double], cooldown: Double) -> [[Double]] {
-        var groups: [[Double]] = []
-        for time in times.sorted() {
-            if let last = groups.last?.last, time - last <= cooldown {
-                groups[groups.count - 1].append(time)
-            } else {
-                groups.append([time])
-            }
-        }
-        return groups
     }
 }
