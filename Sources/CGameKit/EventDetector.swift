@@ -141,6 +141,14 @@ public final class EventDetector: Sendable {
             return variants
         }
 
+        /// The line is now `reading`, agreed with its candidate's reading.
+        mutating func settle(on reading: [String], agreeing candidate: [String]) {
+            words = reading
+            variants = [candidate]
+            remember(reading)
+            self.candidate = nil
+        }
+
         mutating func remember(_ reading: [String]) {
             guard !variants.contains(reading) else { return }
             variants.append(reading)
@@ -193,12 +201,7 @@ public final class EventDetector: Sendable {
     /// Queues a frame for recognition. Returns false when it was dropped because the queue was full.
     @discardableResult
     public func submit(_ frame: VideoFrame, at time: MediaTime) -> Bool {
-        let signature = Self.signature(of: frame, region: profile.recognitionRegion)
-        let repeated = previousSignature.withLock { previous in
-            defer { previous = signature }
-            return Self.sameImage(previous, signature)
-        }
-        if repeated && options.reuseRepeatedPictures {
+        if options.reuseRepeatedPictures, isRepeated(frame) {
             // Read exactly as the previous frame was (in frame order), without a worker.
             let sequence = state.withLock { state in
                 state.statistics.submitted += 1
@@ -271,20 +274,26 @@ public final class EventDetector: Sendable {
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
+    /// Whether the region shows the picture it showed in the previous submitted frame.
+    private func isRepeated(_ frame: VideoFrame) -> Bool {
+        let signature = Self.signature(of: frame, region: profile.recognitionRegion)
+        return previousSignature.withLock { previous in
+            defer { previous = signature }
+            return Self.sameImage(previous, signature)
+        }
+    }
+
     /// The brightness of the region's pixels (every second pixel of every second row).
     static func signature(of frame: VideoFrame, region: NormalizedRect) -> [UInt8] {
         guard let plane = frame.planes.first, frame.format == .yuv420p || frame.format == .gray8 else { return [] }
-        let x0 = max(0, Int(region.x * Double(frame.width)))
-        let y0 = max(0, Int(region.y * Double(frame.height)))
-        let x1 = min(frame.width, Int((region.x + region.width) * Double(frame.width)))
-        let y1 = min(frame.height, Int((region.y + region.height) * Double(frame.height)))
-        guard x1 > x0, y1 > y0 else { return [] }
+        let (x, y, width, height) = TextPreprocessor.pixels(of: region, in: frame)
+        guard x >= 0, y >= 0, width > 0, height > 0 else { return [] }
         var values: [UInt8] = []
-        values.reserveCapacity(((x1 - x0) / 2 + 1) * ((y1 - y0) / 2 + 1))
+        values.reserveCapacity((width / 2 + 1) * (height / 2 + 1))
         plane.bytes.withUnsafeBufferPointer { bytes in
-            for row in stride(from: y0, to: y1, by: 2) {
+            for row in stride(from: y, to: y + height, by: 2) {
                 let start = row * plane.bytesPerRow
-                for column in stride(from: x0, to: x1, by: 2) { values.append(bytes[start + column]) }
+                for column in stride(from: x, to: x + width, by: 2) { values.append(bytes[start + column]) }
             }
         }
         return values
@@ -385,10 +394,7 @@ public final class EventDetector: Sendable {
                     // too): its event, from its first reading.
                     if !result.repeated || match.confidence >= options.replacementConfidence {
                         confirm(candidate.event, reading: match, into: &state.ready)
-                        state.recent[index].words = words
-                        state.recent[index].variants = [candidate.words]
-                        state.recent[index].remember(words)
-                        state.recent[index].candidate = nil
+                        state.recent[index].settle(on: words, agreeing: candidate.words)
                     }
                 } else {
                     state.recent[index].remember(words)
@@ -408,18 +414,13 @@ public final class EventDetector: Sendable {
                     state.recent[index].candidate = nil
                 } else if match.confidence < options.replacementConfidence {
                     // A doubtful reading keeps the line in place but does not replace it.
-                } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words),
-                    !result.repeated
-                {
-                    // Confirmed by a second picture: the same picture shown again proves nothing.
-                    confirm(candidate.event, reading: match, into: &state.ready)
-                    state.recent[index].earlier += line.variants
-                    state.recent[index].words = words
-                    state.recent[index].variants = [candidate.words]
-                    state.recent[index].remember(words)
-                    state.recent[index].candidate = nil
-                } else if line.candidate.map({ TextFolding.sameLine(words, $0.words) }) == true {
-                    // The candidate's picture again: wait for another.
+                } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words) {
+                    // Confirmed by a second picture; the same picture shown again proves nothing.
+                    if !result.repeated {
+                        confirm(candidate.event, reading: match, into: &state.ready)
+                        state.recent[index].earlier += line.variants
+                        state.recent[index].settle(on: words, agreeing: candidate.words)
+                    }
                 } else {
                     state.recent[index].candidate = (words, line.candidate?.event ?? event)
                 }

@@ -171,6 +171,14 @@ public final class HighlightPipeline: Sendable {
             export(sessions.takeReady(analyzedThrough: analyzed, buffered: buffer.range))
         }
 
+        /// Samples of the raw capture's encoder go into the buffer in the video stream's place.
+        func bufferEncoded(_ samples: [MediaSample]) {
+            for var sample in samples {
+                sample.streamIndex = video.index
+                buffer.add(sample)
+            }
+        }
+
         var readError: MediaError?
         do throws(MediaError) {
             while !stopRequested.load(ordering: .relaxed), let sample = try reader.nextSample() {
@@ -180,10 +188,7 @@ public final class HighlightPipeline: Sendable {
                     for frame in try decoder.decode(sample) {
                         let time = frame.pts ?? sample.presentationTime ?? .zero
                         if let encoder {
-                            for var encoded in try encoder.encode(frame) {
-                                encoded.streamIndex = video.index
-                                buffer.add(encoded)
-                            }
+                            bufferEncoded(try encoder.encode(frame))
                             if let last = lastSubmitted, time - last < interval { continue }
                         }
                         lastSubmitted = time
@@ -201,10 +206,7 @@ public final class HighlightPipeline: Sendable {
                 }
             }
             for frame in try decoder.flush() { detector.submit(frame, at: frame.pts ?? position + sourceStart) }
-            for var encoded in try encoder?.finish() ?? [] {
-                encoded.streamIndex = video.index
-                buffer.add(encoded)
-            }
+            bufferEncoded(try encoder?.finish() ?? [])
         } catch {
             // Keep what was found: finish detection and save open highlights, then report.
             readError = error

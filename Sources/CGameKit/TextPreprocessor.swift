@@ -27,10 +27,7 @@ public enum TextPreprocessor {
         guard region.isValid else {
             throw MediaError(.invalidArgument, operation: "prepare text region", message: "region \(region) is empty")
         }
-        let x = Int((region.x * Double(frame.width)).rounded(.down))
-        let y = Int((region.y * Double(frame.height)).rounded(.down))
-        let width = min(frame.width - x, Int((region.width * Double(frame.width)).rounded()))
-        let height = min(frame.height - y, Int((region.height * Double(frame.height)).rounded()))
+        let (x, y, width, height) = pixels(of: region, in: frame)
         guard x >= 0, y >= 0, width >= 4, height >= 4 else {
             throw MediaError(
                 .invalidArgument, operation: "prepare text region",
@@ -64,6 +61,16 @@ public enum TextPreprocessor {
         return VideoFrame(
             format: .gray8, width: outWidth, height: outHeight,
             planes: [Plane(width: outWidth, height: outHeight, bytesPerRow: outWidth, bytes: mask)], pts: frame.pts)
+    }
+
+    /// The pixel rectangle of a normalised region of `frame` (its width and height cut at the frame's
+    /// edges; negative or tiny when the region lies outside).
+    static func pixels(of region: NormalizedRect, in frame: VideoFrame) -> (x: Int, y: Int, width: Int, height: Int) {
+        let x = Int((region.x * Double(frame.width)).rounded(.down))
+        let y = Int((region.y * Double(frame.height)).rounded(.down))
+        let width = min(frame.width - x, Int((region.width * Double(frame.width)).rounded()))
+        let height = min(frame.height - y, Int((region.height * Double(frame.height)).rounded()))
+        return (x, y, width, height)
     }
 
     /// The height in rows of the tallest run of rows that hold text pixels (a line of text, or

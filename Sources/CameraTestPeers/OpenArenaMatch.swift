@@ -153,13 +153,8 @@ public final class OpenArenaMatch: @unchecked Sendable {
     public func stop() {
         guard let process else { return }
         self.process = nil
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(15)
-            while process.isRunning && Date() < deadline { usleep(50_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+        // The script takes the game, its display and the recorder down first.
+        TestPeer.stop(process, grace: 15)
         (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
         (process.standardError as? Pipe)?.fileHandleForReading.readabilityHandler = nil
         try? input?.fileHandleForWriting.close()

@@ -137,11 +137,11 @@ enum TestPeer {
         throw TestPeerError(failure)
     }
 
-    /// SIGTERM, then SIGKILL after 2 s.
-    static func stop(_ process: Process) {
+    /// SIGTERM, then SIGKILL after `grace` seconds.
+    static func stop(_ process: Process, grace: Double = 2) {
         if process.isRunning {
             process.terminate()
-            let deadline = Date().addingTimeInterval(2)
+            let deadline = Date().addingTimeInterval(grace)
             while process.isRunning && Date() < deadline { usleep(20_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
