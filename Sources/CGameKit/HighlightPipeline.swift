@@ -20,11 +20,16 @@ public final class HighlightPipeline: Sendable {
         public var bufferBytes: Int
         /// Write clips (false: detect only).
         public var exportClips: Bool
+        /// Encode the video to H.264 as it is read, whatever it is: for sources whose codec MP4
+        /// does not take (a browser's VP8) or whose keyframes are far apart (a browser's H.264),
+        /// so clips start near their pre-roll. Raw video is always encoded.
+        public var reencodeVideo: Bool
 
         public init(
             source: MediaSource, readerOptions: ReaderOptions = ReaderOptions(), profile: GameProfile,
             highlights: HighlightSettings = HighlightSettings(), detector: EventDetector.Options? = nil,
-            bufferDuration: Double = 30, bufferBytes: Int = 48 * 1024 * 1024, exportClips: Bool = true
+            bufferDuration: Double = 30, bufferBytes: Int = 48 * 1024 * 1024, exportClips: Bool = true,
+            reencodeVideo: Bool = false
         ) {
             self.source = source
             self.readerOptions = readerOptions
@@ -35,6 +40,7 @@ public final class HighlightPipeline: Sendable {
             self.bufferDuration = bufferDuration
             self.bufferBytes = bufferBytes
             self.exportClips = exportClips
+            self.reencodeVideo = reencodeVideo
         }
     }
 
@@ -109,12 +115,14 @@ public final class HighlightPipeline: Sendable {
         let interval = MediaTime(seconds: 1 / max(0.1, config.detector.sampleRate) * 0.95)
         // A raw capture (x11grab's frames: ~110 MB a second at 720p30) is encoded to H.264 as it
         // is read, so the buffer holds its 30 s rather than half a second and clips are stream
-        // copies like any other source's. Every frame is then decoded; the detector still gets
-        // its samples by media time.
+        // copies like any other source's; so is any video when asked (a browser's capture). Every
+        // frame is then decoded; the detector still gets its samples by media time.
         var encoder: VideoEncoder?
         var streams = reader.streams
-        if video.codec == "rawvideo", let width = video.width, let height = video.height {
-            let rate = video.frameRate.flatMap { $0.doubleValue > 0 ? $0 : nil } ?? Rational(30, 1)
+        // A variable frame rate (a browser's capture) is encoded at up to 30 frames a second.
+        let rate = video.frameRate.flatMap { (1...120).contains($0.doubleValue) ? $0 : nil } ?? Rational(30, 1)
+        var lastEncodedTick = Int.min
+        if video.codec == "rawvideo" || config.reencodeVideo, let width = video.width, let height = video.height {
             let made = try VideoEncoder(
                 settings: .init(
                     width: width & ~1, height: height & ~1, frameRate: rate, crf: 23,
@@ -188,7 +196,12 @@ public final class HighlightPipeline: Sendable {
                     for frame in try decoder.decode(sample) {
                         let time = frame.pts ?? sample.presentationTime ?? .zero
                         if let encoder {
-                            bufferEncoded(try encoder.encode(frame))
+                            // Two frames in one tick of the encoder's clock: the second is not encoded.
+                            let tick = Int((time.seconds * rate.doubleValue).rounded())
+                            if tick > lastEncodedTick {
+                                lastEncodedTick = tick
+                                bufferEncoded(try encoder.encode(frame))
+                            }
                             if let last = lastSubmitted, time - last < interval { continue }
                         }
                         lastSubmitted = time

@@ -314,7 +314,8 @@ public final class MediaReader: @unchecked Sendable {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw MediaError(.invalidArgument, operation: operation, message: "is a directory, not a media file")
         }
-        if info.st_size == 0 {
+        // A named pipe (a capture streamed in) has no size until read.
+        if (info.st_mode & S_IFMT) == S_IFREG, info.st_size == 0 {
             throw MediaError(.invalidData, operation: operation, message: "the file is empty")
         }
         guard access(path, R_OK) == 0 else {

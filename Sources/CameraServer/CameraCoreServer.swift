@@ -28,6 +28,8 @@ public final class CameraCoreServer: Sendable {
     let verifications: VerificationOutbox
     /// Reels being compiled: how far each is (0…1).
     let reelProgress = ProgressTable()
+    /// Captures from the browser running now.
+    let captures: CaptureTable
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
 
     /// Opens the data directory and the database (migrating it) and prepares every service.
@@ -36,6 +38,7 @@ public final class CameraCoreServer: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "cameracore-server")) async throws {
         try configuration.validate()
         self.configuration = configuration
+        captures = CaptureTable(limit: configuration.capturesAtOnce)
         self.logger = logger
         do {
             try FileManager.default.createDirectory(
@@ -78,7 +81,8 @@ public final class CameraCoreServer: Sendable {
 
     /// Every route of the API.
     var routes: [Route] {
-        authRoutes + clipRoutes + lebot.routes(server: self) + cameras.checkRoutes() + cameras.routes(server: self)
+        authRoutes + clipRoutes + captureRoutes + lebot.routes(server: self) + cameras.checkRoutes()
+            + cameras.routes(server: self)
             + cameras.discoveryRoutes() + cameras.recordingRoutes(server: self) + cameras.thumbnailRoutes()
             + [
                 Route(method: .get, path: "/api/health", access: .anyone, summary: "Liveness and version") { _, _ in

@@ -90,6 +90,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var playbackMaxSeconds = 3600.0
     /// How often a playing camera's grid poster is taken again from a keyframe.
     public var thumbnailSeconds = 60.0
+    /// Captures from the browser (the Highlights tab) running at once in all (one per user); each
+    /// takes most of a core. The longest one capture may run, and how long it may send nothing.
+    public var capturesAtOnce = 2
+    public var captureMaxSeconds = 4 * 3600.0
+    public var captureIdleSeconds = 30.0
     /// Requests per minute per user (AI routes) or per address (sign-in routes).
     public var ephemeralTokensPerMinute = 10
     public var analyzeShotsPerMinute = 30
@@ -121,7 +126,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             recordingSegmentSeconds, recordingKeepHours, recordingBytesPerCamera, recordingCamerasPerUser,
             playbackMaxSeconds, thumbnailSeconds, liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser,
             maxReelsPerUser,
-            maxWorkoutsPerUser, storageBytesPerUser,
+            maxWorkoutsPerUser, storageBytesPerUser, capturesAtOnce, captureMaxSeconds, captureIdleSeconds,
             ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
             trustedProxies, secureCookies, demoEmail, demoPassword, bcryptCost
     }
@@ -176,6 +181,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxReelsPerUser = try value(.maxReelsPerUser, defaults.maxReelsPerUser)
         maxWorkoutsPerUser = try value(.maxWorkoutsPerUser, defaults.maxWorkoutsPerUser)
         storageBytesPerUser = try value(.storageBytesPerUser, defaults.storageBytesPerUser)
+        capturesAtOnce = try value(.capturesAtOnce, defaults.capturesAtOnce)
+        captureMaxSeconds = try value(.captureMaxSeconds, defaults.captureMaxSeconds)
+        captureIdleSeconds = try value(.captureIdleSeconds, defaults.captureIdleSeconds)
         ephemeralTokensPerMinute = try value(.ephemeralTokensPerMinute, defaults.ephemeralTokensPerMinute)
         analyzeShotsPerMinute = try value(.analyzeShotsPerMinute, defaults.analyzeShotsPerMinute)
         signInsPerMinute = try value(.signInsPerMinute, defaults.signInsPerMinute)
@@ -275,7 +283,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             ("recordingKeepHours", Int((recordingKeepHours * 3600).rounded(.up))),
             ("recordingBytesPerCamera", recordingBytesPerCamera), ("recordingCamerasPerUser", recordingCamerasPerUser),
             ("playbackMaxSeconds", Int(playbackMaxSeconds.rounded(.up))),
-            ("thumbnailSeconds", Int(thumbnailSeconds.rounded(.up))),
+            ("thumbnailSeconds", Int(thumbnailSeconds.rounded(.up))), ("capturesAtOnce", capturesAtOnce),
+            ("captureMaxSeconds", Int(captureMaxSeconds.rounded(.up))),
+            ("captureIdleSeconds", Int(captureIdleSeconds.rounded(.up))),
         ] where value <= 0 {
             throw MediaError(.invalidArgument, operation: operation, message: "\(name): must be positive")
         }

@@ -26,13 +26,13 @@ final class Browser: @unchecked Sendable {
 
     /// Starts chromedriver and one headless Chromium window of `width`×`height`. Below 500 px
     /// (Chromium's smallest window) the page is emulated as a touch phone of that size.
-    static func start(width: Int = 1280, height: Int = 860) async throws -> Browser {
+    static func start(width: Int = 1280, height: Int = 860, arguments: [String] = []) async throws -> Browser {
         let browser = Browser()
-        try await browser.launch(width: width, height: height)
+        try await browser.launch(width: width, height: height, arguments: arguments)
         return browser
     }
 
-    private func launch(width: Int, height: Int) async throws {
+    private func launch(width: Int, height: Int, arguments: [String]) async throws {
         guard
             let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first(where: {
                 FileManager.default.isExecutableFile(atPath: $0)
@@ -58,7 +58,7 @@ final class Browser: @unchecked Sendable {
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=\(width),\(height)", "--autoplay-policy=no-user-gesture-required",
                 "--no-first-run", "--mute-audio",
-            ],
+            ] + arguments,
         ]
         if width < 500 {
             options["mobileEmulation"] = [
@@ -91,8 +91,10 @@ final class Browser: @unchecked Sendable {
     }
 
     /// Runs `body` with a new browser and always quits it afterwards, also when `body` throws.
-    static func with<T>(_ screen: Screen = .desktop, _ body: (Browser) async throws -> T) async throws -> T {
-        let browser = try await start(width: screen.size.width, height: screen.size.height)
+    static func with<T>(
+        _ screen: Screen = .desktop, arguments: [String] = [], _ body: (Browser) async throws -> T
+    ) async throws -> T {
+        let browser = try await start(width: screen.size.width, height: screen.size.height, arguments: arguments)
         do {
             let result = try await body(browser)
             await browser.quit()
@@ -123,6 +125,22 @@ final class Browser: @unchecked Sendable {
     }
 
     func open(_ url: String) async throws { try await call(.POST, session + "/url", ["url": url]) }
+
+    /// The current tab's WebDriver handle.
+    func window() async throws -> String {
+        try await call(.GET, session + "/window")["value"] as? String ?? ""
+    }
+
+    /// Opens a new tab and makes it the current one; returns its handle.
+    @discardableResult
+    func newTab() async throws -> String {
+        let handle = try await call(.POST, session + "/window/new", ["type": "tab"])["handle"] as? String ?? ""
+        try await switchTo(handle)
+        return handle
+    }
+
+    /// Makes the tab with `handle` the one commands go to.
+    func switchTo(_ handle: String) async throws { try await call(.POST, session + "/window", ["handle": handle]) }
 
     /// Runs `script` (a function body; `arguments` holds `args`) in the page and returns its result.
     @discardableResult

@@ -1,3 +1,4 @@
+import CGameKit
 import CameraTestPeers
 import CameraTesting
 import Foundation
@@ -320,6 +321,101 @@ struct WebUITests {
             try await browser.confirm()
             try await browser.wait(for: "the empty gallery", "return !document.getElementById('clips-empty').hidden")
             #expect(try await server.request(.GET, "/api/clips", token: user.token).array.isEmpty)
+        }
+    }
+
+    @Test(
+        "capture a game window: each kill is shown as it happens, highlights land in the gallery, Stop saves the open one"
+    )
+    func captureAGameWindow() async throws {
+        // The "game": a generated gameplay video in a tab of its own, titled so that Chromium's
+        // screen-share picker picks it (a real tab capture: the page's pixels, not a fake source).
+        let folder = try temporaryDirectory()
+        let profile = ProfileLibrary.builtIn[0]
+        _ = try GameplayCorpus.make(
+            in: folder, name: "game.mp4", region: profile.region,
+            feed: [
+                .init(type: "Kill", text: "Ninja eliminated Bot42", start: 8, end: 11.5),
+                .init(type: "Kill", text: "Ninja eliminated Raven", start: 10, end: 13.5),
+                .init(type: "Kill", text: "Ninja eliminated Quill", start: 20, end: 23.5),
+            ], seconds: 45)
+        try """
+        <!doctype html><title>Gameplay</title>
+        <style>html,body{margin:0;height:100%;background:#000;overflow:hidden}
+        video{position:fixed;inset:0;width:100%;height:100%;object-fit:fill}</style>
+        <video src="game.mp4" muted playsinline preload="auto"></video>
+        """.write(toFile: folder + "/game.html", atomically: true, encoding: .utf8)
+
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("streamer")
+        try await Browser.with(.desktop, arguments: ["--auto-select-tab-capture-source-by-title=Gameplay"]) {
+            browser in
+            try await browser.open("file://\(folder)/game.html")
+            try await browser.wait(
+                for: "the game video", "return document.querySelector('video').readyState >= 3")
+            let game = try await browser.window()
+            let app = try await browser.newTab()
+            try await Self.signIn(browser, server, as: "streamer")
+            try await browser.wait(for: "the capture button", "return !document.getElementById('capture-start').hidden")
+            #expect(try await Self.text(browser, "#capture-status").contains("Fortnite"))
+            try await browser.click("#capture-start")
+            try await browser.wait(
+                for: "the capture to start", timeout: .seconds(20),
+                "return document.getElementById('capture-progress').innerText.startsWith('Capturing')")
+            #expect(try await browser.run("return document.getElementById('capture-start').hidden") as? Bool == true)
+
+            // The game starts; each kill appears in the page as the server sees it.
+            try await browser.switchTo(game)
+            try await browser.run("document.querySelector('video').play()")
+            try await browser.switchTo(app)
+            try await browser.wait(
+                for: "the double kill saved as one clip", timeout: .seconds(40),
+                "return document.querySelectorAll('#capture-events li[data-clip-id]').length >= 1")
+            try await browser.wait(
+                for: "the third kill", timeout: .seconds(30),
+                "return document.querySelectorAll('#capture-events li[data-event]').length >= 3")
+            let events = try await Self.text(browser, "#capture-events")
+            #expect(events.contains("Bot42") && events.contains("Raven") && events.contains("Quill"), "\(events)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("capture", .desktop)
+
+            // Stop within the last kill's post-roll: that highlight is saved too.
+            try await browser.click("#capture-stop")
+            try await browser.wait(
+                for: "the capture to end", timeout: .seconds(30),
+                "return document.getElementById('capture-progress').innerText.startsWith('Stopped')")
+            #expect(try await Self.text(browser, "#capture-progress").contains("2 clips saved"))
+            #expect(try await Self.text(browser, "#capture-error").isEmpty)
+            try await browser.wait(
+                for: "both clips in the gallery", timeout: .seconds(10),
+                "return document.querySelectorAll('#gallery article.clip').length === 2")
+            let names =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#gallery article.clip .name')].map(n => n.innerText).sort()")
+                as? [String]
+            #expect(names == ["Double Kill", "Kill"])
+            #expect(try await browser.run("return document.getElementById('capture-start').hidden") as? Bool == false)
+        }
+        // On the server: two playable clips of this user with their thumbnails, the double kill
+        // spanning its pre-roll, both kills and its post-roll (5 + 2 + 3 s, from a keyframe).
+        let clips = try await server.request(.GET, "/api/clips", token: user.token).array
+        #expect(clips.count == 2)
+        for clip in clips {
+            let id = try #require(clip["id"] as? String)
+            #expect(clip["uploadedAt"] != nil && clip["thumbnailURL"] != nil, "\(clip)")
+            let file = try await server.request(.GET, "/api/clips/\(id)/file", token: user.token)
+            #expect(file.status == 200)
+            let path = server.directory + "/\(id).mp4"
+            try Data(file.body).write(to: URL(fileURLWithPath: path))
+            let probe = try FFprobeReport.read(path)
+            let seconds = probe.formatDuration ?? 0
+            #expect(probe.videoCodec == "h264" && probe.videoFrames.count >= Int(seconds * 20), "\(clip)")
+            if clip["name"] as? String == "Double Kill" {
+                #expect((9.5...12.5).contains(seconds), "double kill clip: \(seconds) s")
+            } else {
+                #expect(seconds >= 3, "the stopped kill's clip: \(seconds) s")
+            }
         }
     }
 

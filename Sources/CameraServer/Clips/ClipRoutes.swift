@@ -165,17 +165,7 @@ extension CameraCoreServer {
                 var settings = try await decode(UserSettings.self, from: request, context: context)
                 try settings.validate()
                 // Only games the server knows: the name reaches `cgame`, which needs a profile for it.
-                let wanted = settings.gameProfileName.trimmingWhitespace().lowercased()
-                guard
-                    let profile = ProfileLibrary.builtIn.first(where: {
-                        $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
-                    })
-                else {
-                    throw APIError(
-                        .badRequest,
-                        "gameProfileName: no game called \"\(settings.gameProfileName.prefix(100))\"; choose one of "
-                            + ProfileLibrary.builtIn.map(\.name).joined(separator: ", "))
-                }
+                let profile = try Self.game(named: settings.gameProfileName, field: "gameProfileName")
                 settings.gameProfileName = profile.name
                 try await self.store.saveSettings(settings, userID: try context.user())
                 return try json(settings)

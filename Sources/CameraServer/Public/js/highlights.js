@@ -1,7 +1,9 @@
 // Highlights (CGame): the clip gallery with thumbnails, a player, rename / download / delete,
-// a game filter, uploads from the browser (with a thumbnail taken from the video), and reels:
+// a game filter, uploads from the browser (with a thumbnail taken from the video), capture of a
+// game window (capture.js), and reels:
 // compile selected clips with progress, then play, download or delete them.
 import { api, upload } from "./api.js";
+import * as capture from "./capture.js";
 import { $, clearErrors, confirm, el, megabytes, showError, toast, words } from "./ui.js";
 
 const selected = new Set();
@@ -12,7 +14,7 @@ let uploading = null;
 export async function show() {
   const [list, reels, settings] = await Promise.all([api("/api/clips"), api("/api/reels"), api("/api/settings")]);
   clips = list;
-  $("capture-status").textContent = `Watching for ${settings.gameProfileName} kills: run cgame on your PC to capture (${settings.preRollDuration} s before, ${settings.postRollDuration} s after each kill).`;
+  capture.describe(settings);
   fillFilter();
   renderClips();
   renderReels(reels);
@@ -213,6 +215,7 @@ function renderReels(reels) {
 }
 
 export function wire() {
+  capture.wire(() => { show().catch(() => {}); });
   $("game-filter").addEventListener("change", renderClips);
   $("clip-file").addEventListener("change", uploadClip);
   $("upload-cancel").addEventListener("click", () => uploading && uploading.cancel());

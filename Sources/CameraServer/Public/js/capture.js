@@ -1,0 +1,154 @@
+// Capture from the browser (the spec's broadcast extension): the screen or window a person picks
+// (getDisplayMedia) is recorded as WebM (MediaRecorder) in quarter-second chunks and sent over a
+// WebSocket; the server watches it for the game's kills and saves each highlight to the gallery as
+// it happens, telling this page what it saw.
+import { $, el, toast } from "./ui.js";
+
+let session = null;
+let clipSaved = () => {};
+
+/** Whether this browser can capture a screen and record it (desktop browsers; not phones). */
+export function supported() {
+  return !!(navigator.mediaDevices && navigator.mediaDevices.getDisplayMedia) && typeof MediaRecorder !== "undefined";
+}
+
+/** Fills in the capture card for the user's settings. */
+export function describe(settings) {
+  const running = session !== null;
+  $("capture-status").textContent = running
+    ? `Capturing ${settings.gameProfileName}: each kill becomes a clip (${settings.preRollDuration} s before, ${settings.postRollDuration} s after).`
+    : `Watching for ${settings.gameProfileName} kills: capture a game window here, or run cgame on your PC (${settings.preRollDuration} s before, ${settings.postRollDuration} s after each kill).`;
+  $("capture-unsupported").hidden = supported();
+  $("capture-start").hidden = !supported() || running;
+  $("capture-stop").hidden = !running;
+}
+
+function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function progress(text) { $("capture-progress").textContent = text; }
+
+async function start() {
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getDisplayMedia({
+      video: { frameRate: { ideal: 30, max: 30 }, width: { max: 1920 }, height: { max: 1080 } }, audio: false,
+    });
+  } catch (error) {
+    toast(error.name === "NotAllowedError"
+      ? "Nothing captured: choose the game's window or screen to start."
+      : `This browser could not capture the screen (${error.message}).`, 6);
+    return;
+  }
+  const type = ["video/webm;codecs=vp8", "video/webm;codecs=vp9", "video/webm"].find((t) => MediaRecorder.isTypeSupported(t));
+  if (!type) {
+    stream.getTracks().forEach((track) => track.stop());
+    toast("This browser cannot record WebM video; use Chrome, Edge or Firefox.", 6);
+    return;
+  }
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(`${scheme}//${location.host}/api/highlights/capture`);
+  const recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 4_000_000 });
+  const current = { stream, socket, recorder, stopping: false, done: false, failed: false };
+  session = current;
+  $("capture-live").hidden = false;
+  $("capture-events").textContent = "";
+  $("capture-error").textContent = "";
+  $("capture-start").hidden = true;
+  $("capture-stop").hidden = false;
+  $("capture-stop").disabled = false;
+  progress("Connecting to the server…");
+
+  recorder.addEventListener("dataavailable", (event) => {
+    if (!event.data.size || socket.readyState !== WebSocket.OPEN) return;
+    // More than ~4 s of video waiting to go out: the connection cannot carry this capture.
+    if (socket.bufferedAmount > 2_000_000) {
+      fail("Your connection to the server is too slow for this capture, so it stopped. Clips made so far are saved.");
+      stop();
+      return;
+    }
+    socket.send(event.data);
+  });
+  // The last chunk comes before `stop`; then the server saves the open highlight and says done.
+  recorder.addEventListener("stop", () => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "stop" }));
+  });
+  // The browser's own "Stop sharing" button, or the captured window closing.
+  stream.getVideoTracks()[0].addEventListener("ended", stop);
+  socket.addEventListener("open", () => recorder.start(250));
+  socket.addEventListener("message", (message) => {
+    try { handle(current, JSON.parse(message.data)); } catch (_) { /* not ours */ }
+  });
+  socket.addEventListener("close", () => finish(current));
+}
+
+function fail(text) {
+  if (!session) return;
+  session.failed = true;
+  $("capture-error").textContent = text;
+}
+
+function handle(current, note) {
+  switch (note.type) {
+    case "started":
+      progress(`Capturing ${note.game}. Play: each kill becomes a clip as it happens.`);
+      break;
+    case "progress":
+      progress(`${clock(note.seconds)} captured · ${note.events} kill${note.events === 1 ? "" : "s"} seen · ${note.clips} clip${note.clips === 1 ? "" : "s"} saved`);
+      break;
+    case "event":
+      $("capture-events").prepend(el("li", { "data-event": note.event },
+        el("span", { class: "time", text: clock(note.time) }), " ",
+        el("strong", { text: note.event }), " ",
+        el("span", { class: "grow", text: `“${note.text}”` })));
+      break;
+    case "clip":
+      $("capture-events").prepend(el("li", { class: "saved", "data-clip-id": note.clip.id },
+        el("span", { class: "pill ok", text: "Saved" }), " ",
+        el("span", { class: "grow", text: `${note.clip.name} (${note.clip.duration.toFixed(1)} s) is in your clips below.` })));
+      clipSaved();
+      break;
+    case "warning":
+      toast(note.message, 6);
+      break;
+    case "error":
+      fail(`The capture stopped: ${note.message}.`);
+      break;
+    case "done":
+      current.done = true;
+      progress(`Stopped after ${clock(note.seconds)}: ${note.events} kill${note.events === 1 ? "" : "s"} seen, ${note.clips} clip${note.clips === 1 ? "" : "s"} saved.`);
+      break;
+  }
+}
+
+/** Stops recording; the server finishes the open highlight and closes the connection. */
+function stop() {
+  const current = session;
+  if (!current || current.stopping) return;
+  current.stopping = true;
+  $("capture-stop").disabled = true;
+  if (!current.failed) progress("Saving the last highlight…");
+  current.stream.getTracks().forEach((track) => track.stop());
+  if (current.recorder.state !== "inactive") current.recorder.stop();
+  else if (current.socket.readyState === WebSocket.OPEN) current.socket.send(JSON.stringify({ type: "stop" }));
+}
+
+function finish(current) {
+  if (session !== current) return;
+  current.stream.getTracks().forEach((track) => track.stop());
+  if (current.recorder.state !== "inactive") current.recorder.stop();
+  session = null;
+  if (!current.done && !current.failed) fail("The connection to the server was lost. Clips made before that are saved.");
+  $("capture-start").hidden = !supported();
+  $("capture-stop").hidden = true;
+  clipSaved();
+}
+
+/** `onClip` runs when a clip is saved and when a capture ends (to refresh the gallery). */
+export function wire(onClip) {
+  clipSaved = onClip;
+  $("capture-start").addEventListener("click", start);
+  $("capture-stop").addEventListener("click", stop);
+}

@@ -1,0 +1,143 @@
+import CameraCommon
+import CameraTesting
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+import WSClient
+
+@testable import CameraServer
+
+/// The browser-capture WebSocket (`/api/highlights/capture`) against callers that are not a
+/// well-behaved page: bytes that are not a video, a second capture, silence, oversized messages.
+@Suite("Capture from the browser, attacked", .serialized)
+struct CaptureAttackTests {
+    /// What one capture connection received: the server's JSON notes, and whether it was closed
+    /// by the server before the deadline.
+    struct Log: Sendable {
+        var texts: [String] = []
+        var closed = false
+        var notes: [[String: Any]] {
+            texts.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        var types: [String] { notes.compactMap { $0["type"] as? String } }
+        func message(_ type: String) -> String {
+            notes.first { $0["type"] as? String == type }?["message"] as? String ?? ""
+        }
+    }
+
+    /// Opens a capture, sends `messages` (binary chunks or text), then reads until the server
+    /// closes the connection or `seconds` pass.
+    static func capture(
+        _ server: TestServer, token: String, send messages: [WebSocketMessage] = [], seconds: Double = 15
+    ) async throws -> Log {
+        final class Box: Sendable { let log = Mutex(Log()) }
+        let box = Box()
+        let url = server.base.replacingOccurrences(of: "http://", with: "ws://") + "/api/highlights/capture"
+        let logger: Logger = {
+            var logger = Logger(label: "capture")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"], closeTimeout: .seconds(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
+                    for message in messages {
+                        switch message {
+                        case .binary(let buffer): try await outbound.write(.binary(buffer))
+                        case .text(let text): try await outbound.write(.text(text))
+                        }
+                    }
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        box.log.withLock { $0.texts.append(text) }
+                    }
+                    box.log.withLock { $0.closed = true }
+                }
+            }
+            group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+            try await group.next()
+            group.cancelAll()
+        }
+        return box.log.withLock { $0 }
+    }
+
+    static let stop = WebSocketMessage.text(#"{"type":"stop"}"#)
+
+    @Test("bytes that are not WebM (a playlist naming a file, noise) end the capture in words; nothing is saved")
+    func notAVideo() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n"
+        var noise = SeededGenerator(seed: 7)
+        let random = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &noise) }
+        for body in [Array(playlist.utf8), random] {
+            let log = try await Self.capture(
+                server, token: user.token, send: [.binary(ByteBuffer(bytes: body)), Self.stop])
+            #expect(log.closed, "the server kept the connection: \(log.types)")
+            #expect(log.types.first == "started" && log.types.last == "error", "\(log.types)")
+            #expect(log.message("error").contains("could not be read as a WebM video"), "\(log.notes)")
+            #expect(!log.message("error").contains("/"), "a path in the error: \(log.message("error"))")
+        }
+        #expect(try await server.request(.GET, "/api/clips", token: user.token).array.isEmpty)
+        // Nothing of the captures is left in the data folder.
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/captures")) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test("one capture per account and two in all; a refused one says why; a finished one frees its place")
+    func capturesAreLimited() async throws {
+        let server = try await TestServer.start { $0.capturesAtOnce = 2 }
+        defer { Task { await server.stop() } }
+        let (a, b, c) = (try await server.user(), try await server.user(), try await server.user())
+        // A's first capture stays open (sending nothing) while the others try.
+        async let first = Self.capture(server, token: a.token, seconds: 6)
+        try await Task.sleep(for: .seconds(1))
+        let again = try await Self.capture(server, token: a.token, seconds: 3)
+        #expect(again.types == ["error"] && again.closed, "\(again.notes)")
+        #expect(again.message("error").contains("already running for your account"))
+        async let second = Self.capture(server, token: b.token, seconds: 5)
+        try await Task.sleep(for: .seconds(1))
+        let third = try await Self.capture(server, token: c.token, seconds: 3)
+        #expect(third.message("error").contains("the server is busy"), "\(third.notes)")
+        #expect(try await first.types.first == "started")
+        #expect(try await second.types.first == "started")
+        // Both have ended (their connections dropped): C may capture now.
+        try await Task.sleep(for: .seconds(1))
+        let later = try await Self.capture(server, token: c.token, send: [Self.stop], seconds: 5)
+        #expect(later.types.first == "started", "\(later.notes)")
+    }
+
+    @Test("a page that sends nothing is stopped after the idle limit, with the reason")
+    func silenceEndsTheCapture() async throws {
+        let server = try await TestServer.start { $0.captureIdleSeconds = 2 }
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let started = ContinuousClock.now
+        let log = try await Self.capture(server, token: user.token, seconds: 20)
+        #expect(log.closed && (ContinuousClock.now - started) < .seconds(10), "\(log.types)")
+        let warning = log.notes.first { $0["type"] as? String == "warning" }?["message"] as? String ?? ""
+        #expect(warning.contains("nothing arrived from the page for 2 s"), "\(log.notes)")
+    }
+
+    @Test("a message over 1 MiB closes the connection, and the account can capture again")
+    func oversizedMessage() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let huge = ByteBuffer(repeating: 0x1A, count: 3 << 20)
+        let log = try await Self.capture(server, token: user.token, send: [.binary(huge)], seconds: 15)
+        #expect(log.closed, "\(log.types)")
+        #expect(!log.types.contains("clip"))
+        try await Task.sleep(for: .seconds(1))
+        let again = try await Self.capture(server, token: user.token, send: [Self.stop], seconds: 10)
+        #expect(again.types.first == "started", "\(again.notes)")
+    }
+}
