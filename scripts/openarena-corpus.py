@@ -5,6 +5,7 @@ the frags in the game's own log.
   scripts/openarena-corpus.py record DIR     # ~13 min: 5 matches (2 tuning, 3 held out), ~1.4 GB
   scripts/openarena-corpus.py score DIR      # runs cgame detect on each and prints the table
   scripts/openarena-corpus.py score DIR --reuse   # scores the NAME.detect.json of an earlier run
+  scripts/openarena-corpus.py score DIR --profile "My OpenArena"   # another profile (cgame calibrate's)
 
 Recordings: openarena_match.py (the test peer) plays a bot match on its own Xvfb display, follows
 one bot, and records the screen with x11grab at 30 fps keeping the grab's wall-clock timestamps, so a
@@ -55,11 +56,12 @@ def score_one(directory, name, cgame, early=0.3, late=4.0):
     followed = lines[0]["followed"]
     raw = sorted((line["wallclock"] - start, line["kill"]["victim"]) for line in lines[1:]
                  if "kill" in line and line["kill"]["attacker"] == followed and line["kill"]["victim"] != followed)
-    cached = os.path.join(directory, name + ".detect.json")
+    suffix = "" if PROFILE == "openarena" else "." + "".join(c if c.isalnum() else "-" for c in PROFILE.lower())
+    cached = os.path.join(directory, name + suffix + ".detect.json")
     if REUSE and os.path.exists(cached):
         detected = json.load(open(cached))
     else:
-        result = subprocess.run([cgame, "detect", video, "--profile", "openarena", "--json"], capture_output=True,
+        result = subprocess.run([cgame, "detect", video, "--profile", PROFILE, "--json"], capture_output=True,
                                 text=True, check=True, env=dict(os.environ, OMP_THREAD_LIMIT="1"))
         detected = json.loads(result.stdout)
         with open(cached, "w") as file:
@@ -117,6 +119,10 @@ def score(directory):
 
 
 REUSE = "--reuse" in sys.argv
+# `--profile NAME`: score another profile (e.g. one `cgame calibrate` made) instead of the shipped one.
+PROFILE = sys.argv[sys.argv.index("--profile") + 1] if "--profile" in sys.argv[:-1] else "openarena"
+if "--profile" in sys.argv[:-1]:
+    del sys.argv[sys.argv.index("--profile"):sys.argv.index("--profile") + 2]
 if __name__ == "__main__":
     sys.argv = [a for a in sys.argv if a != "--reuse"]
     if len(sys.argv) != 3 or sys.argv[1] not in ("record", "score"):

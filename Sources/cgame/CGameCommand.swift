@@ -41,6 +41,7 @@ struct CGameCommand: AsyncParsableCommand {
               cgame run srt://127.0.0.1:9000?mode=listener    live from OBS (Stream → Custom → srt://HOST:9000)
               cgame run x11grab::0.0 --profile valorant       the X11 screen
               cgame detect match.mp4 --profile apex --json    events only
+              cgame calibrate match.mp4 --keyword "you fragged" --name mygame   a profile from a recording
               cgame clips                                     what was saved
               cgame compile --all -o reel.mp4 --title "Friday night"
 
@@ -48,7 +49,8 @@ struct CGameCommand: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self, DetectCommand.self, ClipsCommand.self, CompileCommand.self, ProfilesCommand.self,
-            SettingsCommand.self, OCRCommand.self, LoginCommand.self, SyncCommand.self, LogoutCommand.self,
+            SettingsCommand.self, OCRCommand.self, CalibrateCommand.self, LoginCommand.self, SyncCommand.self,
+            LogoutCommand.self,
         ]
     )
 }

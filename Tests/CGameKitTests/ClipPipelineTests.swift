@@ -241,3 +241,64 @@ let cgameBinary: String = {
         #expect(summary.peakBufferBytes > 0)
     }
 }
+
+@Suite struct CalibrationTests {
+    @Test("cgame calibrate finds where a keyword is written, saves a profile, and that profile finds every kill")
+    func calibrateThenDetect() throws {
+        let directory = try temporaryDirectory()
+        // A game no shipped profile knows: its feed sits bottom right.
+        let truth = NormalizedRect(x: 0.55, y: 0.68, width: 0.4, height: 0.16)
+        let kills: [(String, Double)] = [("Bot42", 2), ("Raven", 9), ("Echo", 16), ("Quill", 23)]
+        let video = try GameplayCorpus.make(
+            in: directory, name: "unknown.mp4", region: truth,
+            feed: kills.map { Line(type: "Kill", text: "Ninja eliminated \($0.0)", start: $0.1, end: $0.1 + 3.5) },
+            seconds: 28)
+        let home = directory + "/home"
+        let environment = ["env", "CGAME_HOME=\(home)", cgameBinary]
+        let calibrated = try Subprocess.run(
+            environment[0],
+            Array(environment.dropFirst()) + [
+                "calibrate", video.path, "--keyword", "eliminated", "--name", "Unknown Game", "--json",
+            ], check: false)
+        try #require(calibrated.status == 0, "\(calibrated.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(calibrated.stdout.utf8)) as? [String: Any]
+        let calibration = report?["calibration"] as? [String: Any]
+        let region = try #require(calibration?["region"] as? [String: Double])
+        let (x, y, width, height) = (region["x"] ?? 0, region["y"] ?? 0, region["width"] ?? 0, region["height"] ?? 0)
+        // Around the feed's lines (left edge at most a few words left of the truth's), and not the
+        // whole screen.
+        #expect(x <= truth.x + 0.02 && x >= truth.x - 0.15, "\(region)")
+        // The corpus draws the line 2.6 % of the height tall, half that below the region's top.
+        #expect(y <= truth.y + 0.013 && y + height >= truth.y + 0.039, "\(region)")
+        #expect(width * height < 0.2, "the region covers \(Int(width * height * 100)) % of the frame")
+        #expect(calibration?["alignment"] as? String == "left")
+        #expect(FileManager.default.fileExists(atPath: home + "/profiles/unknown-game.json"))
+
+        // The saved profile is used by name, and finds each kill once.
+        let detected = try Subprocess.run(
+            environment[0],
+            Array(environment.dropFirst()) + ["detect", video.path, "--profile", "Unknown Game", "--json"])
+        let events =
+            (try JSONSerialization.jsonObject(with: Data(detected.stdout.utf8)) as? [String: Any])?["events"]
+            as? [[String: Any]] ?? []
+        #expect(events.count == kills.count, "\(events.map { $0["text"] ?? "" })")
+        for (name, _) in kills {
+            #expect(events.contains { ($0["text"] as? String ?? "").contains(name) }, "\(name) not found")
+        }
+
+        // Run again: the profile is not silently replaced; a keyword never shown is an error in words.
+        let again = try Subprocess.run(
+            environment[0],
+            Array(environment.dropFirst()) + [
+                "calibrate", video.path, "--keyword", "eliminated", "--name", "Unknown Game",
+            ],
+            check: false)
+        #expect(again.status == 1 && again.stderr.contains("--force"), "\(again.stderr)")
+        let absent = try Subprocess.run(
+            environment[0],
+            Array(environment.dropFirst()) + [
+                "calibrate", video.path, "--keyword", "headshot", "--name", "Other", "--max-frames", "8",
+            ], check: false)
+        #expect(absent.status == 1 && absent.stderr.contains("\"headshot\" was not read"), "\(absent.stderr)")
+    }
+}
