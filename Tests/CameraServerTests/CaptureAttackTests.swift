@@ -37,13 +37,7 @@ struct CaptureAttackTests {
         final class Box: Sendable { let log = Mutex(Log()) }
         let box = Box()
         let url = server.base.replacingOccurrences(of: "http://", with: "ws://") + "/api/highlights/capture"
-        let logger: Logger = {
-            var logger = Logger(label: "capture")
-            logger.logLevel = .critical
-            return logger
-        }()
-        let configuration = WebSocketClientConfiguration(
-            maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"], closeTimeout: .seconds(1))
+        let (logger, configuration) = webSocketClient(token: token, label: "capture")
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {

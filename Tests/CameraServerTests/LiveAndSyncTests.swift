@@ -20,6 +20,17 @@ struct ViewerLog: Sendable {
     var boxes: [String] { binaries.map { $0.count >= 8 ? String(decoding: $0[4..<8], as: UTF8.self) : "" } }
 }
 
+/// A quiet logger and a client configuration carrying the session token, for the server's WebSockets.
+func webSocketClient(token: String, label: String) -> (Logger, WebSocketClientConfiguration) {
+    var logger = Logger(label: label)
+    logger.logLevel = .critical
+    return (
+        logger,
+        WebSocketClientConfiguration(
+            maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"], closeTimeout: .seconds(1))
+    )
+}
+
 /// Connects to the live view with the session token and collects messages until `fragments`
 /// fragments arrived (or the deadline).
 func watch(base: String, cameraID: String, token: String, fragments: Int, seconds: Double = 20) async throws
@@ -28,13 +39,7 @@ func watch(base: String, cameraID: String, token: String, fragments: Int, second
     final class Box: Sendable { let log = Mutex(ViewerLog()) }
     let box = Box()
     let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/api/cameras/\(cameraID)/live"
-    let logger: Logger = {
-        var logger = Logger(label: "viewer")
-        logger.logLevel = .critical
-        return logger
-    }()
-    let configuration = WebSocketClientConfiguration(
-        maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"], closeTimeout: .seconds(1))
+    let (logger, configuration) = webSocketClient(token: token, label: "viewer")
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
             try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, _, _ in

@@ -103,13 +103,18 @@ extension CameraCoreServer {
         return profile
     }
 
-    /// Throws 409 when the account has no room for another clip (count or storage).
-    func checkRoomForClip(user: String, bytes: Int = 1) async throws {
-        let usage = try await store.usage(userID: user)
+    /// Throws 409 when the account holds as many clips as it may.
+    func checkClipCount(_ usage: (clips: Int, bytes: Int, reels: Int)) throws {
         guard usage.clips < configuration.maxClipsPerUser else {
             throw APIError(
                 .conflict, "at most \(configuration.maxClipsPerUser) clips per account; delete some first")
         }
+    }
+
+    /// Throws 409 when the account has no room for another clip (count or storage).
+    func checkRoomForClip(user: String, bytes: Int = 1) async throws {
+        let usage = try await store.usage(userID: user)
+        try checkClipCount(usage)
         guard usage.bytes + bytes <= configuration.storageBytesPerUser else {
             throw APIError(
                 .conflict,

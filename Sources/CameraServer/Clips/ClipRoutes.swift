@@ -206,12 +206,7 @@ extension CameraCoreServer {
                 }
                 let userID = try context.user()
                 if try await self.store.clip(userID: userID, id: id) == nil {
-                    let usage = try await self.store.usage(userID: userID)
-                    guard usage.clips < self.configuration.maxClipsPerUser else {
-                        throw APIError(
-                            .conflict,
-                            "at most \(self.configuration.maxClipsPerUser) clips per account; delete some first")
-                    }
+                    try self.checkClipCount(try await self.store.usage(userID: userID))
                 }
                 return try json(try await self.store.saveClip(userID: userID, id: id, input: input))
             },
