@@ -269,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "CameraServerTests",
             dependencies: [
-                "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "CameraTesting", "CameraTestPeers",
+                "CameraServer", "CameraCommon", "CameraIO", "CGameKit", "cgame", "lebot", "CameraTesting",
+                "CameraTestPeers",
                 "Networking",
                 "WatchBoxKit", "LeBotKit",
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -10,16 +10,29 @@ struct LiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "live", abstract: "Run a training session on a camera or stream: live counters and spoken tips.",
         discussion: """
-            Each shot is counted as it is decided and gets a tip: from Gemini through the CameraCore server
-            (--proxy with a session token: Live over WebSocket first, then REST), or from the local tips when
-            there is no server or it cannot be reached. Tips are spoken with espeak-ng unless --quiet.
-            A file works too (it is read as fast as it decodes). Ctrl-C ends the session with a summary.
+            Each shot is counted as it is decided and gets a tip from the first coach that answers:
+              --proxy URL   Gemini Live over WebSocket, at Gemini's own endpoint (--gemini-live-url), with a
+                            new single-use token from the CameraCore server for every session; then Gemini
+                            REST through the server. Needs a session token (sign in on the web app; Settings).
+              --api-key     Development only: Gemini directly with your own key (or $GEMINI_API_KEY with
+                            --direct): Live, then REST. The key stays on this machine.
+              neither       The built-in tips (also the fallback when the network fails).
+            Tips are spoken with espeak-ng unless --quiet. A file works too (it is read as fast as it
+            decodes). Ctrl-C ends the session with a summary.
+
+            Examples:
+              lebot live rtsp://192.168.1.20/stream --rim 0.70,0.30,0.07,0.02
+              lebot live workout.mp4 --rim 0.70,0.30,0.07,0.02 --proxy https://camera.example.org --json
             """)
 
     @Argument(help: "rtsp://…, another stream URL, or a video file.") var source: String
     @Option(help: "The rim box: x,y,width,height as fractions of the frame.") var rim: String
     @Option(help: "CameraCore server for AI tips, e.g. http://localhost:8080.") var proxy: String?
     @Option(help: "Session token for --proxy (default: $LEBOT_SESSION_TOKEN).") var sessionToken: String?
+    @Option(help: "Gemini's Live WebSocket base URL.") var geminiLiveURL = GeminiConfiguration().liveBase
+    @Option(help: "Gemini's REST base URL (with --api-key).") var geminiURL = GeminiConfiguration().restBase
+    @Option(help: "A Gemini API key, for development without a server.") var apiKey: String?
+    @Flag(help: "Use $GEMINI_API_KEY as --api-key.") var direct = false
     @Option(help: "Coaching tips file (default: the built-in tips).") var tips: String?
     @Flag(help: "Do not speak.") var quiet = false
     @Flag(help: "Print one JSON object per shot (and a summary at the end).") var json = false
@@ -35,9 +48,20 @@ struct LiveCommand: AsyncParsableCommand {
         }
         let token = sessionToken ?? ProcessInfo.processInfo.environment["LEBOT_SESSION_TOKEN"]
         var chain: [any ShotAnalyzing] = []
-        if let proxy {
+        let key = apiKey ?? (direct ? ProcessInfo.processInfo.environment["GEMINI_API_KEY"] : nil)
+        if direct, key?.isEmpty ?? true { throw ValidationError("--direct needs $GEMINI_API_KEY") }
+        for url in [geminiLiveURL, geminiURL, proxy].compactMap({ $0 }) {
+            guard let scheme = url.split(separator: "://").first, ["http", "https", "ws", "wss"].contains(scheme)
+            else { throw ValidationError("not an http(s) or ws(s) URL: \(URLRedaction.redactingURLs(in: url))") }
+        }
+        if proxy != nil, key != nil {
+            throw ValidationError("give --proxy (through the server) or --api-key (direct), not both")
+        } else if let proxy {
             guard let token else { throw ValidationError("--proxy needs --session-token or $LEBOT_SESSION_TOKEN") }
-            chain = LiveCoachingSession.remoteChain(proxy: proxy, sessionToken: token)
+            chain = LiveCoachingSession.remoteChain(proxy: proxy, sessionToken: token, liveBase: geminiLiveURL)
+        } else if let key {
+            chain = LiveCoachingSession.directChain(
+                apiKey: key, configuration: GeminiConfiguration(restBase: geminiURL, liveBase: geminiLiveURL))
         }
         let session = LiveCoachingSession(
             rim: calibration, tips: coachingTips, chain: chain, speaker: quiet ? nil : EspeakSynthesizer())

@@ -11,6 +11,19 @@ func lebot(_ arguments: [String]) throws -> (status: Int32, stdout: String, stde
     return (run.status, run.stdout, run.stderr)
 }
 
+/// Every frame of a video (or one image) as 240×136 grey bytes, decoded by ffmpeg.
+func grayFrames(_ path: String) throws -> [[UInt8]] {
+    let bytes = try Subprocess.runBinary(
+        "ffmpeg", ["-v", "error", "-i", path, "-vf", "scale=240:136", "-pix_fmt", "gray", "-f", "rawvideo", "-"])
+    let size = 240 * 136
+    return stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<($0 + size)]) }
+}
+
+/// Sum of absolute differences of two equally sized grey pictures.
+func difference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+}
+
 extension BasketballCorpus.Video {
     var rimArgument: String { rim.map { String($0) }.joined(separator: ",") }
 }
@@ -64,9 +77,10 @@ extension BasketballCorpus.Video {
         let server = GeminiTestServer()
         try await server.start()
         defer { server.stop() }
+        // The development path: Gemini directly with a key (through our server: CameraServerTests).
         let coached = try lebot([
-            "live", video.path, "--rim", video.rimArgument, "--quiet", "--json", "--proxy", server.restBase,
-            "--session-token", server.sessionToken,
+            "live", video.path, "--rim", video.rimArgument, "--quiet", "--json", "--api-key", server.apiKey,
+            "--gemini-live-url", server.liveBase, "--gemini-url", server.restBase,
         ])
         #expect(coached.status == 0, "\(coached.stderr)")
         let coachedShots = coached.stdout.split(separator: "\n").compactMap {
@@ -75,6 +89,28 @@ extension BasketballCorpus.Video {
         #expect(coachedShots.count == shots)
         #expect(coachedShots.allSatisfy { $0["tipSource"] as? String == "gemini-live" }, "\(coached.stdout)")
         #expect(server.liveTurns == shots)
+        #expect(!coached.stdout.contains(server.apiKey) && !coached.stderr.contains(server.apiKey))
+        // The smart frame selector: the last shot's frames sent to Gemini are the video's frames at
+        // its release and at the rim (found by matching each sent JPEG against every decoded frame).
+        let last = try #require(coachedShots.last?["shot"] as? [String: Any])
+        let release = try #require(last["releaseTime"] as? Double)
+        // At the rim; a shot that never reached it: when it was decided.
+        let rim = try #require(last["rimTime"] as? Double ?? last["decidedTime"] as? Double)
+        let sent = server.lastImages
+        #expect(sent.count >= 2)
+        let frames = try grayFrames(video.path)
+        let period = 1 / Double(video.frameRate)
+        for (image, moment) in [(sent.first, release), (sent.last, rim)] {
+            let jpeg = Corpus.folder + "/sent.jpg"
+            try Data(try #require(image)).write(to: URL(fileURLWithPath: jpeg))
+            let picture = try #require(try grayFrames(jpeg).first)
+            let best = frames.indices.min { difference(frames[$0], picture) < difference(frames[$1], picture) } ?? 0
+            #expect(abs(Double(best) * period - moment) <= 1.5 * period, "frame \(best) sent for \(moment) s")
+        }
+        let both = try lebot([
+            "live", video.path, "--rim", video.rimArgument, "--api-key", "k", "--proxy", "http://127.0.0.1:9",
+        ])
+        #expect(both.status != 0 && both.stderr.contains("not both"))
     }
 
     @Test func badInputIsNamedAndNothingCrashes() throws {

@@ -61,26 +61,42 @@ func config(_ server: GeminiTestServer) -> GeminiConfiguration {
         }
     }
 
-    @Test func ephemeralTokensComeFromTheProxyAndAreReusedUntilNearExpiry() async throws {
+    @Test func aGoAwayMidAnswerIsAskedAgainOnANewSession() async throws {
         let server = GeminiTestServer()
         try await server.start()
         defer { server.stop() }
-        let auth = SessionAuthService(base: server.restBase, sessionToken: server.sessionToken)
-        let client = GeminiLiveClient(credential: .ephemeral(auth), configuration: config(server))
-        #expect(try await client.analyze(request).outcome == .make)
-        let token = try await auth.token()
-        #expect(token.expiresAt.timeIntervalSinceNow > 500)
-        #expect(await auth.fetched == 1)
-        // A token with less than the margin left is replaced.
-        let shortLived = SessionAuthService(
-            base: server.restBase, sessionToken: server.sessionToken, refreshMargin: 601)
-        _ = try await shortLived.token()
-        _ = try await shortLived.token()
-        #expect(await shortLived.fetched == 2)
-        let stranger = SessionAuthService(base: server.restBase, sessionToken: "forged")
-        await #expect(throws: GeminiError.unauthorized("UNAUTHENTICATED: missing or bad session token")) {
-            try await stranger.token()
+        server.set(.goAwayMidAnswer)
+        let client = GeminiLiveClient(credential: .apiKey(server.apiKey), configuration: config(server))
+        // Every session is cut mid-answer: two tries, then the error says why.
+        let error = await #expect(throws: GeminiError.self) { try await client.analyze(request) }
+        #expect(error == .goingAway)
+        #expect(server.liveTurns == 2)
+        server.set(.answer)
+        #expect(try await client.analyze(request).tip == "Great arc, keep it.")
+        #expect(await client.sessionsOpened == 3)
+    }
+
+    @Test func whatTheClientSendsIsTheDocumentedShapeAndTheFakeChecksIt() async throws {
+        let server = GeminiTestServer()
+        try await server.start()
+        defer { server.stop() }
+        let client = GeminiLiveClient(credential: .apiKey(server.apiKey), configuration: config(server))
+        _ = try await client.analyze(request)
+        #expect(server.refusals.isEmpty, "\(server.refusals)")
+        #expect(server.lastPrompt == "Analyze this basketball shot.")
+        #expect(server.lastImages == [tinyJPEG])
+        // A setup Gemini would refuse (temperature outside 0–2) is a bad request, named, not retried.
+        var hot = config(server)
+        hot.temperature = 3
+        let refused = await #expect(throws: GeminiError.self) {
+            try await GeminiLiveClient(credential: .apiKey(server.apiKey), configuration: hot).analyze(request)
         }
+        #expect(refused == .badRequest("setup: generationConfig.temperature must be between 0 and 2"))
+        #expect(server.liveSetups == 1)
+        // A token Gemini never issued is refused like a bad key.
+        let forged = GeminiLiveClient(credential: .accessToken("auth_tokens/forged"), configuration: config(server))
+        let unknown = await #expect(throws: GeminiError.self) { try await forged.analyze(request) }
+        #expect(unknown == .unauthorized("Unknown or invalid auth token."))
     }
 }
 
@@ -105,26 +121,28 @@ func config(_ server: GeminiTestServer) -> GeminiConfiguration {
         }
         server.set(.answer)
         let stranger = GeminiRESTClient(apiKey: "wrong", configuration: config(server))
-        await #expect(throws: GeminiError.unauthorized("PERMISSION_DENIED: API key not valid")) {
+        await #expect(
+            throws: GeminiError.unauthorized("INVALID_ARGUMENT: API key not valid. Please pass a valid API key.")
+        ) {
             try await stranger.analyze(request)
         }
     }
 
-    @Test func theFallbackChainGoesLiveThenProxyThenLocalTips() async throws {
+    @Test func theDirectChainGoesLiveThenRESTThenLocalTips() async throws {
         let server = GeminiTestServer()
         try await server.start()
         let live = GeminiLiveClient(credential: .apiKey("revoked"), configuration: config(server))
-        let proxy = ProxyShotClient(base: server.restBase, sessionToken: server.sessionToken, timeout: .seconds(5))
-        let chain = FallbackShotAnalyzer(chain: [live, proxy])
+        let rest = GeminiRESTClient(apiKey: server.apiKey, configuration: config(server))
+        let chain = FallbackShotAnalyzer(chain: [live, rest])
         var tips = CoachingTipsManager()
         let shot = ShotEvent(
             number: 1, releaseTime: 1, apexTime: 1.5, rimTime: 2, decidedTime: 2.2, outcome: .miss,
             reason: "came down in front of the rim", releasePoint: NormalizedPoint(x: 0.2, y: 0.5), entryAngle: 44,
             apexHeight: 0.1, trajectory: nil)
-        let viaProxy = await chain.analyze(request, shot: shot, tips: &tips, streak: -1)
-        #expect(viaProxy.source == 1)
-        #expect(viaProxy.response.tip == "Bend your knees more to get power from your legs.")
-        #expect(viaProxy.errors.count == 1)
+        let viaREST = await chain.analyze(request, shot: shot, tips: &tips, streak: -1)
+        #expect(viaREST.source == 1)
+        #expect(viaREST.response.tip == "Great arc, keep it.")
+        #expect(viaREST.errors.count == 1)
         // Offline: every link fails, a local tip that fits a short miss is used.
         server.stop()
         try await Task.sleep(for: .milliseconds(200))

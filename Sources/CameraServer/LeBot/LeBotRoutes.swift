@@ -35,9 +35,13 @@ struct LeBotService: Sendable {
         analyzeLimiter = RateLimiter(perMinute: configuration.analyzeShotsPerMinute)
     }
 
+    /// What a client needs to use the token: it opens one session (`uses`), only until
+    /// `newSessionExpiresAt`; that session lasts until `expiresAt`.
     struct EphemeralToken: Codable {
         var token: String
         var expiresAt: Date
+        var newSessionExpiresAt: Date
+        var uses: Int
     }
 
     /// Gemini's `auth_tokens` answer: the token is its `name`.
@@ -77,7 +81,8 @@ struct LeBotService: Sendable {
         [
             Route(
                 method: .post, path: "/api/ephemeral-token", access: .user,
-                summary: "A short-lived, single-use Gemini Live token (rate-limited)"
+                summary:
+                    "A single-use Gemini Live token: {token, uses: 1, newSessionExpiresAt (open a session within a minute), expiresAt} (rate-limited)"
             ) { _, context in
                 try tokenLimiter.check(try context.user(), refusal: "rate limit reached")
                 _ = try apiKey
@@ -182,10 +187,11 @@ struct LeBotService: Sendable {
         let key = try apiKey
         let now = Date()
         let expiry = now.addingTimeInterval(1800)
+        let startBy = now.addingTimeInterval(60)
         let formatter = ISO8601DateFormatter()
         let body: [String: Any] = [
             "uses": 1, "expireTime": formatter.string(from: expiry),
-            "newSessionExpireTime": formatter.string(from: now.addingTimeInterval(60)),
+            "newSessionExpireTime": formatter.string(from: startBy),
             "bidiGenerateContentSetup": [
                 "model": "models/\(configuration.geminiModel)",
                 "generationConfig": ["responseModalities": ["TEXT"]],
@@ -210,7 +216,7 @@ struct LeBotService: Sendable {
         else {
             throw APIError(.serviceUnavailable, "the Gemini API refused the token request (HTTP \(response.status))")
         }
-        return EphemeralToken(token: answer.name, expiresAt: expiry)
+        return EphemeralToken(token: answer.name, expiresAt: expiry, newSessionExpiresAt: startBy, uses: 1)
     }
 
     /// The request's frames, checked: 400 for no or bad image, a prompt of the client's own, or

@@ -14,18 +14,20 @@ public final class LiveCoachingSession {
     public struct ShotReport: Codable, Sendable {
         public var shot: ShotEvent
         public var tip: String?
-        /// `gemini-live`, `proxy` or `local`.
+        /// `gemini-live`, `gemini-rest`, `proxy` or `local`.
         public var tipSource: String
         /// Why a coach further down the chain answered.
         public var problems: [String]
         public var stats: TrainingSession.Stats
 
-        init(_ shot: ShotEvent, _ answer: FallbackShotAnalyzer.Answer, stats: TrainingSession.Stats) {
+        init(
+            _ shot: ShotEvent, _ answer: FallbackShotAnalyzer.Answer, sources: [String], stats: TrainingSession.Stats
+        ) {
             var compact = shot
             compact.trajectory = nil
             self.shot = compact
             tip = answer.response.tip
-            tipSource = answer.source.map { ["gemini-live", "proxy"][$0] } ?? "local"
+            tipSource = answer.source.map { sources[$0] } ?? "local"
             problems = answer.errors.map(\.description)
             self.stats = stats
         }
@@ -41,6 +43,7 @@ public final class LiveCoachingSession {
     private let rim: RimCalibration
     private let coach: BackgroundCoach
     private let speaker: (any SpeechSynthesizer)?
+    private let sources: [String]
 
     /// - Parameters:
     ///   - chain: the remote coaches to ask in order (see ``remoteChain(proxy:sessionToken:)``);
@@ -52,20 +55,33 @@ public final class LiveCoachingSession {
     ) {
         self.rim = rim
         self.speaker = speaker
+        sources = chain.map(\.sourceName)
         coach = BackgroundCoach(
             chain: FallbackShotAnalyzer(chain: chain), tips: CoachingTipsManager(tips: tips, seed: seed))
     }
 
-    /// The remote coaches behind our server: Gemini Live with ephemeral tokens from the server, then
-    /// REST through the server.
-    public static func remoteChain(proxy: String, sessionToken: String) -> [any ShotAnalyzing] {
+    /// The remote coaches behind our server: Gemini Live at Gemini's own endpoint (`liveBase`)
+    /// with ephemeral tokens from the server, then REST through the server.
+    public static func remoteChain(
+        proxy: String, sessionToken: String, liveBase: String = GeminiConfiguration().liveBase
+    ) -> [any ShotAnalyzing] {
         let auth = SessionAuthService(base: proxy, sessionToken: sessionToken)
-        let liveBase = proxy.replacing("https://", with: "wss://").replacing("http://", with: "ws://")
         return [
             GeminiLiveClient(
                 credential: .ephemeral(auth),
                 configuration: GeminiConfiguration(liveBase: liveBase, timeout: .seconds(8))),
             ProxyShotClient(base: proxy, sessionToken: sessionToken),
+        ]
+    }
+
+    /// Gemini directly with an API key (development only: the key is on this machine): Live, then
+    /// REST.
+    public static func directChain(apiKey: String, configuration: GeminiConfiguration) -> [any ShotAnalyzing] {
+        var live = configuration
+        live.timeout = .seconds(8)
+        return [
+            GeminiLiveClient(credential: .apiKey(apiKey), configuration: live),
+            GeminiRESTClient(apiKey: apiKey, configuration: configuration),
         ]
     }
 
@@ -79,6 +95,7 @@ public final class LiveCoachingSession {
         var selector = SmartFrameSelector()
         let coach = self.coach
         let speaker = self.speaker
+        let sources = self.sources
         let analysis = try WorkoutAnalyzer(rim: rim).analyze(
             source: source,
             onShot: { shot in
@@ -91,7 +108,7 @@ public final class LiveCoachingSession {
                 session.tick(time)
                 for (shot, answer) in coach.takeAnswers() {
                     try? session.analysisFinished(answer.response, at: time)
-                    onShot(ShotReport(shot, answer, stats: session.stats))
+                    onShot(ShotReport(shot, answer, sources: sources, stats: session.stats))
                     if let speaker, let tip = answer.response.tip {
                         try? speaker.speak(tip, style: .forOutcome(shot.outcome))
                     }
@@ -99,7 +116,7 @@ public final class LiveCoachingSession {
             })
         for (shot, answer) in await coach.drain() {
             try? session.analysisFinished(answer.response, at: analysis.duration)
-            onShot(ShotReport(shot, answer, stats: session.stats))
+            onShot(ShotReport(shot, answer, sources: sources, stats: session.stats))
         }
         return Summary(stats: session.stats, duration: analysis.duration)
     }

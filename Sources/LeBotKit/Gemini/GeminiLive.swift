@@ -11,14 +11,19 @@ import WSClient
 /// set up once (model, generationConfig, systemInstruction) and then asked one `clientContent`
 /// turn per shot; the answer is the model turn's text up to `turnComplete`.
 ///
-/// With an API key it uses the v1beta endpoint (`?key=`); with ephemeral tokens from our proxy,
-/// the v1alpha `BidiGenerateContentConstrained` endpoint (`?access_token=`). A `goAway` from the
-/// server, or a dropped connection, closes the session; the next question (or a retry of this one)
-/// opens a new one.
+/// It always talks to Gemini's own endpoint (``GeminiConfiguration/liveBase``), never to our proxy:
+/// with an API key (development) the v1beta endpoint (`?key=`); with ephemeral tokens from our
+/// proxy the v1alpha `BidiGenerateContentConstrained` endpoint (`?access_token=`), one new token per
+/// session. A `goAway` from the server, or a dropped connection, closes the session; the next
+/// question (or a retry of this one) opens a new one.
 public actor GeminiLiveClient: ShotAnalyzing {
     public enum Credential: Sendable {
+        /// A Gemini API key (development; the v1beta endpoint).
         case apiKey(String)
+        /// Tokens from our proxy, a new one per session.
         case ephemeral(SessionAuthService)
+        /// One ephemeral token already in hand: it opens one session.
+        case accessToken(String)
     }
 
     public let configuration: GeminiConfiguration
@@ -36,14 +41,24 @@ public actor GeminiLiveClient: ShotAnalyzing {
     public func analyze(_ request: ShotAnalysisRequest) async throws(GeminiError) -> ShotAnalysisResponse {
         let message = Self.encode(ClientMessage(clientContent: .init(turns: [request.content], turnComplete: true)))
         var lastError = GeminiError.network("no session")
-        for _ in 0..<2 {
+        var tries = 0
+        // Two tries on sessions opened for this question; a session kept from an earlier question
+        // that turns out to be ending (a goAway read only now, a dropped connection) costs no try.
+        while tries < 2 {
+            let kept = session.map { !$0.isClosed } ?? false
+            if !kept { tries += 1 }
             let current: LiveSession
             do {
                 current = try await openSession()
             } catch {
-                if case .unauthorized = error, case .ephemeral(let auth) = credential { await auth.invalidate() }
                 lastError = error
-                continue
+                switch (error, credential) {
+                case (.unauthorized, .ephemeral):
+                    // A refused token: the next try gets a new one.
+                    continue
+                case (.unauthorized, _), (.badRequest, _): throw error
+                default: continue
+                }
             }
             do {
                 let text = try await current.ask(message, timeout: configuration.timeout)
@@ -98,9 +113,9 @@ public actor GeminiLiveClient: ShotAnalyzing {
             url =
                 "\(configuration.liveBase)/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=\(key)"
         case .ephemeral(let auth):
-            let token = try await auth.token()
-            url =
-                "\(configuration.liveBase)/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained?access_token=\(token.token)"
+            url = Self.constrainedURL(configuration.liveBase, token: try await auth.token().token)
+        case .accessToken(let token):
+            url = Self.constrainedURL(configuration.liveBase, token: token)
         }
         let setup = Self.encode(
             ClientMessage(
@@ -111,6 +126,17 @@ public actor GeminiLiveClient: ShotAnalyzing {
                         maxOutputTokens: configuration.maxOutputTokens),
                     systemInstruction: Content(role: nil, parts: [Part(text: configuration.systemInstruction)]))))
         return try await LiveSession.open(url: url, setup: setup, timeout: configuration.timeout)
+    }
+
+    static func constrainedURL(_ base: String, token: String) -> String {
+        // Token names are `auth_tokens/…`; anything outside the unreserved characters is escaped.
+        let escaped = token.utf8.map { byte -> String in
+            let character = Character(Unicode.Scalar(byte))
+            return character.isASCII && (character.isLetter || character.isNumber || "-._~/".contains(character))
+                ? String(character) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }.joined()
+        return
+            "\(base)/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained?access_token=\(escaped)"
     }
 
     struct ClientMessage: Encodable {
@@ -253,7 +279,13 @@ final class LiveSession: Sendable {
                     let settings = WebSocketClientConfiguration(maxFrameSize: 1 << 22, closeTimeout: .seconds(1))
                     let close = try await WebSocketClient.connect(url: url, configuration: settings, logger: logger) {
                         inbound, outbound, _ in
-                        try await outbound.write(.text(setup))
+                        // A server that refuses the credential may close before the setup is
+                        // written; its close frame (returned by connect) says why.
+                        do {
+                            try await outbound.write(.text(setup))
+                        } catch {
+                            return
+                        }
                         var messages = inbound.messages(maxSize: 8 << 20).makeAsyncIterator()
                         // Closed before setupComplete: the close frame (read below) says why.
                         guard let first = try await messages.next() else { return }
@@ -294,6 +326,9 @@ final class LiveSession: Sendable {
                     if let close, close.closeCode == .policyViolation {
                         // The Live API refuses bad keys and tokens by closing with 1008.
                         outcome = .failure(.unauthorized(close.reason ?? "policy violation"))
+                    } else if let close, close.closeCode == .dataInconsistentWithMessage {
+                        // 1007: a message that is not the documented shape; retrying will not help.
+                        outcome = .failure(.badRequest(close.reason ?? "invalid payload"))
                     } else {
                         let reason =
                             close.map { "\($0.closeCode)\($0.reason.map { ": \($0)" } ?? "")" } ?? "no close frame"
@@ -323,6 +358,12 @@ final class LiveSession: Sendable {
             throw error
         }
         return session
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
 

@@ -77,31 +77,47 @@ func postJSON<Body: Encodable>(
     return response.body
 }
 
-/// Gets ephemeral Live tokens from our proxy and refreshes them before they expire (the spec's
-/// SessionAuthService).
+/// Gets ephemeral Live tokens from our proxy (the spec's SessionAuthService).
+///
+/// Gemini's tokens open one session (`uses`: 1) and only within a short start window
+/// (`newSessionExpireTime`, a minute), though a session they opened lasts until `expiresAt`. So
+/// none is kept: every connect or reconnect asks for a new one just before it opens the session.
 public actor SessionAuthService {
     public struct Token: Sendable, Codable, Equatable {
         public var token: String
+        /// When a session opened with this token ends.
         public var expiresAt: Date
+        /// The last moment the token can open a session (servers that do not say: `expiresAt`).
+        public var newSessionExpiresAt: Date?
+        /// Sessions the token can open (servers that do not say: 1).
+        public var uses: Int?
+
+        public init(token: String, expiresAt: Date, newSessionExpiresAt: Date? = nil, uses: Int? = nil) {
+            self.token = token
+            self.expiresAt = expiresAt
+            self.newSessionExpiresAt = newSessionExpiresAt
+            self.uses = uses
+        }
     }
 
     public let base: String
     private let sessionToken: String
-    private var cached: Token?
-    /// Refresh when less than this is left.
-    public let refreshMargin: Double
+    /// Tokens fetched from the proxy so far.
     public private(set) var fetched = 0
 
-    public init(base: String, sessionToken: String, refreshMargin: Double = 60) {
+    public init(base: String, sessionToken: String) {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.sessionToken = sessionToken
-        self.refreshMargin = refreshMargin
     }
 
     struct Empty: Encodable {}
 
+    /// A new token, for one new session.
     public func token() async throws(GeminiError) -> Token {
-        if let cached, cached.expiresAt.timeIntervalSinceNow > refreshMargin { return cached }
+        try await fetch()
+    }
+
+    private func fetch() async throws(GeminiError) -> Token {
         let body = try await postJSON(
             "\(base)/api/ephemeral-token", body: Empty(), headers: [("Authorization", "Bearer \(sessionToken)")],
             timeout: .seconds(10))
@@ -110,11 +126,7 @@ public actor SessionAuthService {
         guard let token = try? decoder.decode(Token.self, from: Data(body)) else {
             throw .invalidResponse("the proxy's token answer is not {token, expiresAt}")
         }
-        cached = token
         fetched += 1
         return token
     }
-
-    /// Forget the cached token (the Live server refused it).
-    public func invalidate() { cached = nil }
 }

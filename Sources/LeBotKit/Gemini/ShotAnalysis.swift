@@ -102,10 +102,15 @@ public enum GeminiError: Error, Sendable, Equatable, CustomStringConvertible {
     static func from(status: Int, body: [UInt8]) -> GeminiError {
         // Google's error shape: {"error": {"code", "message", "status"}}; our proxy sends {"error": "..."}.
         var message = "HTTP \(status)"
+        var reasons: [String] = []
         if let object = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
             message = object.message ?? message
+            reasons = object.reasons
         }
         switch status {
+        // Google answers a bad or expired key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+        case 400 where reasons.contains("API_KEY_INVALID") || reasons.contains("API_KEY_EXPIRED"):
+            return .unauthorized(message)
         case 400: return .badRequest(message)
         case 401, 403: return .unauthorized(message)
         case 429: return .rateLimited(message)
@@ -116,14 +121,19 @@ public enum GeminiError: Error, Sendable, Equatable, CustomStringConvertible {
 
     struct ErrorBody: Decodable {
         var message: String?
+        /// `error.details[].reason` (google.rpc.ErrorInfo), e.g. API_KEY_INVALID.
+        var reasons: [String] = []
         enum CodingKeys: String, CodingKey { case error }
         struct Detail: Decodable {
+            struct Info: Decodable { var reason: String? }
             var message: String?
             var status: String?
+            var details: [Info]?
         }
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             if let detail = try? container.decode(Detail.self, forKey: .error) {
+                reasons = detail.details?.compactMap(\.reason) ?? []
                 message = [detail.status, detail.message].compactMap { $0 }.joined(separator: ": ")
             } else {
                 message = try? container.decode(String.self, forKey: .error)
@@ -208,4 +218,10 @@ public struct ShotFacts: Sendable, Codable, Equatable {
 /// Anything that can analyse a shot: Gemini Live, Gemini REST, our proxy, local tips.
 public protocol ShotAnalyzing: Sendable {
     func analyze(_ request: ShotAnalysisRequest) async throws(GeminiError) -> ShotAnalysisResponse
+    /// How reports name this coach (`gemini-live`, `gemini-rest`, `proxy`).
+    var sourceName: String { get }
 }
+
+extension GeminiLiveClient { public nonisolated var sourceName: String { "gemini-live" } }
+extension GeminiRESTClient { public var sourceName: String { "gemini-rest" } }
+extension ProxyShotClient { public var sourceName: String { "proxy" } }
