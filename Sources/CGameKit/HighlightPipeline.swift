@@ -122,6 +122,7 @@ public final class HighlightPipeline: Sendable {
         // A variable frame rate (a browser's capture) is encoded at up to 30 frames a second.
         let rate = video.frameRate.flatMap { (1...120).contains($0.doubleValue) ? $0 : nil } ?? Rational(30, 1)
         var lastEncodedTick = Int.min
+        var lastKeyframe: MediaTime?
         if video.codec == "rawvideo" || config.reencodeVideo, let width = video.width, let height = video.height {
             let made = try VideoEncoder(
                 settings: .init(
@@ -200,7 +201,11 @@ public final class HighlightPipeline: Sendable {
                             let tick = Int((time.seconds * rate.doubleValue).rounded())
                             if tick > lastEncodedTick {
                                 lastEncodedTick = tick
-                                bufferEncoded(try encoder.encode(frame))
+                                // A keyframe every 2 s of media time, however few frames arrived
+                                // (a loaded browser sends fewer): clips start near their pre-roll.
+                                let due = lastKeyframe.map { time - $0 >= MediaTime(seconds: 2) } ?? true
+                                if due { lastKeyframe = time }
+                                bufferEncoded(try encoder.encode(frame, keyframe: due))
                             }
                             if let last = lastSubmitted, time - last < interval { continue }
                         }

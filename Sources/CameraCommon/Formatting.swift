@@ -10,6 +10,19 @@ extension String {
         let tenths = Int((value * 10).rounded())
         self = "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
+
+    /// A number with three decimals, e.g. `0.705` (`?` for infinity or NaN).
+    public init(format3 value: Double) {
+        guard value.isFinite else {
+            self = "?"
+            return
+        }
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(abs(thousandths) % 1000)
+        self =
+            "\(thousandths < 0 ? "-" : "")\(abs(thousandths) / 1000)."
+            + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
 }
 
 extension StringProtocol {

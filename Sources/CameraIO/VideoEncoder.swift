@@ -129,7 +129,8 @@ public final class VideoEncoder {
 
     /// Encodes one frame and returns the samples the encoder completed (often none for the first
     /// few frames while x264 looks ahead).
-    public func encode(_ input: VideoFrame) throws(MediaError) -> [MediaSample] {
+    /// - Parameter keyframe: start a new GOP at this frame (an IDR), whatever ``Settings/gopSize`` says.
+    public func encode(_ input: VideoFrame, keyframe: Bool = false) throws(MediaError) -> [MediaSample] {
         guard let codecContext, let frame else { return [] }
         frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         frame.pointee.width = Int32(settings.width)
@@ -139,6 +140,7 @@ public final class VideoEncoder {
         try fill(frame, from: input)
         let pts = input.pts.map { $0.ticks(in: timeBase) } ?? frameCount
         frame.pointee.pts = pts
+        frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         frameCount += 1
         try FFmpegError.check(avcodec_send_frame(codecContext, frame), "encode frame")
         return try receivePackets()

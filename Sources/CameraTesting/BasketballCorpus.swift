@@ -45,23 +45,34 @@ public enum BasketballCorpus {
     /// Scene geometry at 640×360; everything scales with the width.
     struct Scene {
         let scale: Double
+        /// Where the hoop stands, moved from the standard place (pixels at 640 wide).
+        var hoopShift: (x: Double, y: Double) = (0, 0)
         var floorY: Double { 300 * scale }
-        var rimFront: (x: Double, y: Double) { (545 * scale, 154 * scale) }
-        var rimBack: (x: Double, y: Double) { (597 * scale, 154 * scale) }
+        var rimFront: (x: Double, y: Double) { ((545 + hoopShift.x) * scale, (154 + hoopShift.y) * scale) }
+        var rimBack: (x: Double, y: Double) { ((597 + hoopShift.x) * scale, (154 + hoopShift.y) * scale) }
         var rimEdgeRadius: Double { 2.5 * scale }
-        var boardX: Double { 601 * scale }
-        var boardTop: Double { 70 * scale }
-        var boardBottom: Double { 165 * scale }
+        var boardX: Double { (601 + hoopShift.x) * scale }
+        var boardTop: Double { (70 + hoopShift.y) * scale }
+        var boardBottom: Double { (165 + hoopShift.y) * scale }
         var ballRadius: Double { 9 * scale }
         var gravity: Double { 470 * scale }
-        var netBottom: Double { 196 * scale }
+        var netBottom: Double { (196 + hoopShift.y) * scale }
+    }
+
+    /// Where the camera saw the hoop: the standard spot, or moved and seen from either side.
+    public enum Layout: Sendable {
+        /// The hoop always at the same place, shooter on the left (the original corpus).
+        case standard
+        /// Per video: the hoop moved up to 90 px left and 35 px up or down (at 640×360), and the
+        /// picture mirrored (shooter on the right) for every other seed.
+        case varied
     }
 
     /// Writes `videos` videos of about `eventsPerVideo` events into `directory`, with a
     /// `truth.json` beside them, and returns the ground truth.
     public static func generate(
         in directory: String, videos: Int = 4, eventsPerVideo: Int = 14, width: Int = 640, height: Int = 360,
-        frameRate: Int = 30, seed: UInt64 = 7
+        frameRate: Int = 30, seed: UInt64 = 7, layout: Layout = .standard
     ) throws -> [Video] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var result: [Video] = []
@@ -77,9 +88,15 @@ public enum BasketballCorpus {
                     kinds.append(shotKinds[(n + index * 3) % shotKinds.count])
                 }
             }
+            var shift = (x: 0.0, y: 0.0)
+            var mirrored = false
+            if layout == .varied {
+                shift = (Double.random(in: -90...0, using: &generator), Double.random(in: -35...35, using: &generator))
+                mirrored = (seed &+ UInt64(index)) % 2 == 1
+            }
             let video = try render(
                 kinds: kinds, path: "\(directory)/workout-\(index).mp4", width: width, height: height,
-                frameRate: frameRate, generator: &generator)
+                frameRate: frameRate, hoopShift: shift, mirrored: mirrored, generator: &generator)
             result.append(video)
         }
         let data = try JSONEncoder().encode(result)
@@ -241,9 +258,10 @@ public enum BasketballCorpus {
     // MARK: - Rendering
 
     static func render(
-        kinds: [Kind], path: String, width: Int, height: Int, frameRate: Int, generator: inout SeededGenerator
+        kinds: [Kind], path: String, width: Int, height: Int, frameRate: Int, hoopShift: (x: Double, y: Double),
+        mirrored: Bool, generator: inout SeededGenerator
     ) throws -> Video {
-        let scene = Scene(scale: Double(width) / 640)
+        let scene = Scene(scale: Double(width) / 640, hoopShift: hoopShift)
         let background = Background(width: width, height: height, scene: scene, generator: &generator)
         // Plan: for each event, a hold (ball in hands), the motion, then the ball gone for a moment.
         struct Segment {
@@ -348,16 +366,21 @@ public enum BasketballCorpus {
             fillRect(
                 &frame, x0: 405 * scene.scale, x1: 417 * scene.scale, y0: 30 * scene.scale, y1: Double(height), y: 35,
                 cb: 128, cr: 128)
+            if mirrored { frame = mirror(frame) }
             frame.pts = MediaTime(value: Int64(frameIndex), timescale: Int32(frameRate))
             for sample in try encoder.encode(frame) { try writer.write(sample) }
             frameIndex += 1
         }
         for sample in try encoder.finish() { try writer.write(sample) }
         try writer.finish()
-        let rimBox = [
+        var rimBox = [
             (scene.rimFront.x - 2 * scene.scale) / Double(width), (scene.rimFront.y - 4 * scene.scale) / Double(height),
             (scene.rimBack.x - scene.rimFront.x + 4 * scene.scale) / Double(width), 8 * scene.scale / Double(height),
         ]
+        if mirrored {
+            rimBox[0] = 1 - rimBox[0] - rimBox[2]
+            for index in events.indices { events[index].releaseX = 1 - events[index].releaseX }
+        }
         return Video(
             path: path, width: width, height: height, frameRate: frameRate,
             duration: Double(totalFrames) / Double(frameRate),
@@ -509,6 +532,20 @@ public enum BasketballCorpus {
                 frame.planes[2].bytes[(row / 2) * cw + column / 2] = cr
             }
         }
+    }
+
+    /// The frame seen from the other side (left and right swapped).
+    static func mirror(_ frame: VideoFrame) -> VideoFrame {
+        var copy = frame
+        copy.planes = frame.planes.map { plane in
+            var bytes = plane.bytes
+            for row in 0..<plane.height {
+                let start = row * plane.bytesPerRow
+                bytes[start..<(start + plane.width)].reverse()
+            }
+            return Plane(width: plane.width, height: plane.height, bytesPerRow: plane.bytesPerRow, bytes: bytes)
+        }
+        return copy
     }
 
     static func drawBall(_ frame: inout VideoFrame, x: Double, y: Double, radius: Double) {

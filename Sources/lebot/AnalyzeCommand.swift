@@ -12,10 +12,16 @@ struct AnalyzeCommand: AsyncParsableCommand {
         discussion: """
             Prints each shot as it is decided and a summary. With --chart, draws release points coloured by
             outcome (SVG, or PNG when the name ends in .png). Exit status 0 even when no shot is found.
+
+            The rim is found in the video by itself (the still orange bar with a net or backboard, in the
+            first 20 s); the box used and how sure the finder was are printed. Give --rim to override it,
+            e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the
+            way across, 42 % down, 8 % of the width wide.
             """)
 
     @Argument(help: "A video file.") var video: String
-    @Option(help: "The rim box: x,y,width,height as fractions of the frame (origin top left).") var rim: String
+    @Option(help: "The rim box: x,y,width,height as fractions of the frame (origin top left); default: found.")
+    var rim: String?
     @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
     @Option(help: "Write an annotated video here (.mp4): rim, ball path, count, outcome.") var annotate: String?
     @Option(help: "Decoder threads (0: automatic).") var threads: Int = 0
@@ -23,12 +29,23 @@ struct AnalyzeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let calibration: RimCalibration
+        let found: RimFinder.Result?
         do {
-            calibration = try RimCalibration(parsing: rim)
+            (calibration, found) = try RimFinder().resolve(
+                given: try rim.map { text throws(MediaError) in try RimCalibration(parsing: text) }, video: video)
         } catch {
-            throw ValidationError(error.message)
+            guard error.operation == "find the rim" else { throw ValidationError(error.message) }
+            throw ValidationError(
+                "\(video): \(error.message). Give the rim with --rim x,y,width,height (fractions of the frame), e.g. 0.85,0.42,0.08,0.02."
+            )
         }
-        let analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
+        if let found, !json {
+            Terminal.status(
+                "Rim found at \(calibration.argument) (confidence \(Int(found.confidence * 100)) %: \(found.evidence)); --rim overrides it."
+            )
+        }
+        var analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
+        analyzer.rimFound = found
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "apex above rim", "why"])
@@ -78,7 +95,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
             "\(analysis.attempts) attempt\(analysis.attempts == 1 ? "" : "s"): \(analysis.makes) made, \(analysis.misses) missed\(percentage)\(analysis.indeterminate > 0 ? ", \(analysis.indeterminate) unclear" : "") in \(clock(analysis.duration)) of video (analysed in \(String(format1: analysis.processingSeconds)) s)."
         )
         if analysis.attempts == 0 {
-            print("No shots found. Check --rim: it should box the rim itself, e.g. 0.85,0.42,0.08,0.02.")
+            print(
+                "No shots found. Check the rim (\(calibration.argument)): it should box the rim itself; --annotate shows it."
+            )
         }
         if let chart { print("Shot chart: \(chart)") }
         if let annotate { print("Annotated video: \(annotate)") }

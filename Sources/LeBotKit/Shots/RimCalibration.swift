@@ -29,6 +29,11 @@ public struct RimCalibration: Sendable, Codable, Equatable {
         self.height = height
     }
 
+    /// `x,y,w,h` as `--rim` and `?rim=` take it (three decimals).
+    public var argument: String {
+        [x, y, width, height].map { String(format3: $0) }.joined(separator: ",")
+    }
+
     /// Parses `x,y,w,h`.
     public init(parsing text: String) throws(MediaError) {
         let values = text.split(separator: ",").map { Double($0.trimmingWhitespace()) }

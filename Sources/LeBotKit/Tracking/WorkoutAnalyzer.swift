@@ -5,6 +5,8 @@ import CameraIO
 public struct WorkoutAnalysis: Sendable, Codable {
     public var source: String
     public var rim: RimCalibration
+    /// How the rim was found (nil: the user gave it).
+    public var rimFound: RimFinder.Result?
     /// Seconds of video analysed.
     public var duration: Double
     public var frames: Int
@@ -24,7 +26,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var detectorMillisecondsPerFrame: Double
 
     enum CodingKeys: String, CodingKey {
-        case source, rim, duration, frames, shots, attempts, makes, misses, indeterminate, fieldGoalPercentage
+        case source, rim, rimFound, duration, frames, shots, attempts, makes, misses, indeterminate, fieldGoalPercentage
         case processingSeconds, detectorMillisecondsPerFrame
     }
 
@@ -32,6 +34,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(source, forKey: .source)
         try container.encode(rim, forKey: .rim)
+        try container.encodeIfPresent(rimFound, forKey: .rimFound)
         try container.encode(duration, forKey: .duration)
         try container.encode(frames, forKey: .frames)
         try container.encode(shots, forKey: .shots)
@@ -48,6 +51,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         source = try container.decode(String.self, forKey: .source)
         rim = try container.decode(RimCalibration.self, forKey: .rim)
+        rimFound = try container.decodeIfPresent(RimFinder.Result.self, forKey: .rimFound)
         duration = try container.decode(Double.self, forKey: .duration)
         frames = try container.decode(Int.self, forKey: .frames)
         shots = try container.decode([ShotEvent].self, forKey: .shots)
@@ -73,6 +77,8 @@ public struct WorkoutAnalysis: Sendable, Codable {
 /// the ball, detect attempts and outcomes on media time.
 public struct WorkoutAnalyzer: Sendable {
     public var rim: RimCalibration
+    /// How ``rim`` was found, when the finder found it (kept in the analysis).
+    public var rimFound: RimFinder.Result?
     /// Frames are decoded at this width (height by aspect): the ball is ~20 px across, plenty.
     public var analysisWidth: Int
     /// Decoder threads (0: FFmpeg chooses). The benchmark uses 1.
@@ -162,9 +168,11 @@ public struct WorkoutAnalyzer: Sendable {
             onShot(shot)
         }
         progress(1)
-        return WorkoutAnalysis(
+        var analysis = WorkoutAnalysis(
             source: path, rim: rim, duration: lastTime, frames: frames, shots: shots,
             processingSeconds: (ContinuousClock.now - started).seconds,
             detectorMillisecondsPerFrame: frames == 0 ? 0 : detectorTime.seconds * 1000 / Double(frames))
+        analysis.rimFound = rimFound
+        return analysis
     }
 }

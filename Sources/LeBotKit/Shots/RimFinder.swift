@@ -1,0 +1,226 @@
+import CameraCommon
+import CameraIO
+
+/// Finds the hoop's rim in a video by itself, so nobody has to type four fractions.
+///
+/// The rim is the one orange thing that never moves: across frames sampled over the first
+/// ``seconds`` of the video, chroma pixels that are orange in most of them are grouped into
+/// shapes; a rim is a wide, flat shape (a line seen from the side, a flat ellipse from an angle)
+/// with the white of a net below it or a backboard beside or above it. The ball, an orange shirt
+/// and anything else that moves are orange only now and then, so they drop out.
+///
+/// ``Result/confidence`` (0–1) says how sure the finder is: shape, stability, net and board. Below
+/// ``minimumConfidence`` there is no result and the caller asks the user to point at the rim.
+public struct RimFinder: Sendable {
+    public struct Result: Sendable, Codable, Equatable {
+        public var rim: RimCalibration
+        public var confidence: Double
+        /// Frames looked at.
+        public var frames: Int
+        /// What was seen, in words ("an orange bar, stable in 97 % of frames, a net below, a board beside").
+        public var evidence: String
+    }
+
+    /// Seconds from the start of the video to sample.
+    public var seconds: Double
+    /// Frames sampled in that time (at most).
+    public var samples: Int
+    /// Decode width.
+    public var analysisWidth: Int
+    public var minimumConfidence: Double
+
+    public init(seconds: Double = 20, samples: Int = 40, analysisWidth: Int = 640, minimumConfidence: Double = 0.5) {
+        self.seconds = seconds
+        self.samples = samples
+        self.analysisWidth = analysisWidth
+        self.minimumConfidence = minimumConfidence
+    }
+
+    /// Reads the start of the video at `path` and looks for the rim; nil when none is clear.
+    ///
+    /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    public func find(in path: String) throws(MediaError) -> Result? {
+        let reader = try MediaReader(.file(path))
+        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+            sourceWidth > 0, sourceHeight > 0
+        else {
+            throw MediaError(
+                .invalidArgument, operation: "find the rim in \(path)", message: "the file has no video stream")
+        }
+        let width = min(analysisWidth, sourceWidth) & ~1
+        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
+        let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
+        let span = min(seconds, reader.duration?.seconds ?? seconds)
+        let step = max(span / Double(samples), 0.001)
+        var accumulator = Accumulator(width: width, height: height)
+        var next = 0.0
+        func take(_ frame: VideoFrame) {
+            let time = frame.pts?.seconds ?? next
+            guard time >= next, accumulator.frames < samples else { return }
+            accumulator.add(frame)
+            next = time + step
+        }
+        while accumulator.frames < samples, let sample = try reader.nextSample() {
+            guard sample.streamIndex == video.index else { continue }
+            for frame in try decoder.decode(sample) { take(frame) }
+        }
+        if accumulator.frames < samples { for frame in try decoder.flush() { take(frame) } }
+        return accumulator.result(minimumConfidence: minimumConfidence)
+    }
+
+    /// The rim to use for `path`: `given` when there is one, otherwise found in the video.
+    ///
+    /// - Throws: ``MediaError`` `invalidArgument` naming the problem when no hoop is clear, or when
+    ///   the file cannot be read.
+    public func resolve(given: RimCalibration?, video path: String) throws(MediaError) -> (
+        rim: RimCalibration, found: Result?
+    ) {
+        if let given { return (given, nil) }
+        guard let found = try find(in: path) else {
+            throw MediaError(
+                .invalidArgument, operation: "find the rim",
+                message:
+                    "no hoop found in the first \(Int(seconds)) s (a still orange rim with a net or backboard)"
+            )
+        }
+        return (found.rim, found)
+    }
+
+    /// Counts, per chroma pixel, the sampled frames in which it was orange and in which it was
+    /// bright and colourless (net, backboard, their paint).
+    public struct Accumulator: Sendable {
+        let width: Int
+        let height: Int
+        let columns: Int
+        let rows: Int
+        var orange: [UInt16]
+        var white: [UInt16]
+        public private(set) var frames = 0
+
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+            columns = width / 2
+            rows = height / 2
+            orange = [UInt16](repeating: 0, count: columns * rows)
+            white = orange
+        }
+
+        public mutating func add(_ frame: VideoFrame) {
+            guard frame.format == .yuv420p, frame.planes.count == 3, frame.width == width, frame.height == height
+            else { return }
+            let (luma, cb, cr) = (frame.planes[0], frame.planes[1], frame.planes[2])
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    let u = Int(cb.bytes[row * cb.bytesPerRow + column])
+                    let v = Int(cr.bytes[row * cr.bytesPerRow + column])
+                    let y = Int(luma.bytes[row * 2 * luma.bytesPerRow + column * 2])
+                    let index = row * columns + column
+                    // Orange: red well above blue, whatever the light (not a fixed ball colour).
+                    if v - u >= 45, v >= 145, y > 40 { orange[index] += 1 }
+                    if y >= 170, abs(u - 128) <= 20, abs(v - 128) <= 20 { white[index] += 1 }
+                }
+            }
+            frames += 1
+        }
+
+        struct Shape {
+            var minX = Int.max
+            var maxX = Int.min
+            var minY = Int.max
+            var maxY = Int.min
+            var pixels = 0
+            var stability = 0.0
+            var w: Int { maxX - minX + 1 }
+            var h: Int { maxY - minY + 1 }
+        }
+
+        /// The best rim candidate, or nil when none reaches `minimumConfidence`.
+        public func result(minimumConfidence: Double) -> Result? {
+            guard frames >= 3 else { return nil }
+            let steady = UInt16((Double(frames) * 0.6).rounded(.up))
+            let stable = orange.map { $0 >= steady }
+            let whiteStable = white.map { $0 >= steady }
+            var best: (score: Double, shape: Shape, net: Double, board: Double)?
+            for shape in shapes(stable) {
+                let aspect = Double(shape.w) / Double(shape.h)
+                guard shape.w >= max(4, columns / 60), shape.w <= columns / 4, aspect >= 2 else { continue }
+                // White below the rim (a net), and white beside or above it within a rim's width (a board).
+                let net = fraction(
+                    whiteStable, x: shape.minX...shape.maxX,
+                    y: (shape.maxY + 1)...(shape.maxY + max(2, shape.w * 3 / 4)))
+                let board = fraction(
+                    whiteStable, x: (shape.minX - shape.w)...(shape.maxX + shape.w),
+                    y: (shape.minY - shape.w * 3 / 2)...(shape.maxY + 1))
+                let flatness = min(1, (aspect - 1.5) / 3)
+                let score =
+                    flatness * shape.stability * (0.4 + 0.3 * min(1, net / 0.04) + 0.3 * min(1, board / 0.02))
+                if score > best?.score ?? 0 { best = (score, shape, net, board) }
+            }
+            guard let best, best.score >= minimumConfidence else { return nil }
+            let shape = best.shape
+            let x = Double(shape.minX * 2) / Double(width)
+            let boxWidth = Double(shape.w * 2) / Double(width)
+            let centre = Double(shape.minY + shape.maxY + 1) / Double(height)
+            let boxHeight = min(max(Double(shape.h * 2), 0.022 * Double(height)) / Double(height), 2 * centre)
+            guard
+                let rim = try? RimCalibration(
+                    x: x, y: max(0, centre - boxHeight / 2), width: min(boxWidth, 1 - x), height: boxHeight)
+            else { return nil }
+            var seen = [
+                "an orange bar \(shape.w * 2)×\(shape.h * 2) px, still in \(Int(shape.stability * 100)) % of frames"
+            ]
+            if best.net >= 0.02 { seen.append("a net below") }
+            if best.board >= 0.01 { seen.append("a backboard beside it") }
+            return Result(
+                rim: rim, confidence: (best.score * 100).rounded() / 100, frames: frames,
+                evidence: seen.joined(separator: ", "))
+        }
+
+        /// Connected groups (8-neighbour) of set pixels.
+        func shapes(_ mask: [Bool]) -> [Shape] {
+            var seen = [Bool](repeating: false, count: mask.count)
+            var found: [Shape] = []
+            var stack: [Int] = []
+            for start in mask.indices where mask[start] && !seen[start] {
+                var shape = Shape()
+                var total = 0
+                seen[start] = true
+                stack.append(start)
+                while let index = stack.popLast() {
+                    let (row, column) = index.quotientAndRemainder(dividingBy: columns)
+                    shape.minX = min(shape.minX, column)
+                    shape.maxX = max(shape.maxX, column)
+                    shape.minY = min(shape.minY, row)
+                    shape.maxY = max(shape.maxY, row)
+                    shape.pixels += 1
+                    total += Int(orange[index])
+                    for dy in -1...1 {
+                        for dx in -1...1 {
+                            let (y, x) = (row + dy, column + dx)
+                            guard y >= 0, y < rows, x >= 0, x < columns else { continue }
+                            let neighbour = y * columns + x
+                            if mask[neighbour], !seen[neighbour] {
+                                seen[neighbour] = true
+                                stack.append(neighbour)
+                            }
+                        }
+                    }
+                }
+                shape.stability = Double(total) / Double(shape.pixels * frames)
+                found.append(shape)
+            }
+            return found
+        }
+
+        /// The share of set pixels in a box (clipped to the picture).
+        func fraction(_ mask: [Bool], x: ClosedRange<Int>, y: ClosedRange<Int>) -> Double {
+            let (x0, x1) = (max(0, x.lowerBound), min(columns - 1, x.upperBound))
+            let (y0, y1) = (max(0, y.lowerBound), min(rows - 1, y.upperBound))
+            guard x0 <= x1, y0 <= y1 else { return 0 }
+            var set = 0
+            for row in y0...y1 { for column in x0...x1 where mask[row * columns + column] { set += 1 } }
+            return Double(set) / Double((x1 - x0 + 1) * (y1 - y0 + 1))
+        }
+    }
+}
