@@ -97,7 +97,8 @@ struct AppRoutesTests {
         #expect(posted.status == 201, "\(posted.text)")
         let id = posted.object["id"] as? String ?? ""
         #expect(posted.object["videoURL"] as? String == "/api/lebot/workouts/\(id)/video")
-        #expect(posted.object["rim"] as? String == "0.45,0.2,0.1,0.03")
+        #expect(posted.object["rim"] as? String == "0.450,0.200,0.100,0.030")
+        #expect((posted.object["analysis"] as? [String: Any])?["rimFound"] == nil)
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         #expect(history.count == 1 && history.first?["id"] as? String == id)
         #expect((history.first?["made"] as? Int ?? -1) <= (history.first?["shots"] as? Int ?? -2))
@@ -113,6 +114,13 @@ struct AppRoutesTests {
             .POST, "/api/lebot/workouts?rim=0.4,0.2,0.1,0.03", token: user.token, body: [1, 2, 3])
         #expect(junk.status == 400)
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
+        // Without ?rim= the rim is looked for; a test pattern has no hoop: 422 in words, nothing kept.
+        let unfound = try await server.request(.POST, "/api/lebot/workouts", token: user.token, body: video)
+        #expect(unfound.status == 422, "\(unfound.text)")
+        #expect((unfound.object["error"] as? String)?.contains("no hoop found") == true, "\(unfound.text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
+        let badRim = try await server.request(.POST, "/api/lebot/workouts?rim=2,0,0", token: user.token, body: video)
+        #expect(badRim.status == 400 && badRim.text.contains("x,y,width,height"), "\(badRim.text)")
     }
 
     @Test("a workout's analysis reports its progress and stops when cancelled, keeping nothing")

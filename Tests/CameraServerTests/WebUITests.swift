@@ -420,7 +420,7 @@ struct WebUITests {
     }
 
     @Test(
-        "coach: choose a workout, tap the rim, analyse → shots listed → tapping a shot plays it; history survives a reload",
+        "coach: choose a workout, analyse (the rim is found and shown) → shots listed → tapping a shot plays it; history survives a reload",
         arguments: Browser.Screen.allCases)
     func coachRimShotsAndReplay(screen: Browser.Screen) async throws {
         let folder = try temporaryDirectory()
@@ -436,14 +436,9 @@ struct WebUITests {
             try await browser.type("#workout-file", workout.path)
             try await browser.wait(
                 for: "the first frame", "return !document.getElementById('rim-step').hidden")
-            #expect(try await browser.run("return document.getElementById('analyse').disabled") as? Bool == true)
-            // Tap the middle of the rim.
-            try await browser.click(
-                "#workout-video", atFraction: workout.rim[0] + workout.rim[2] / 2, workout.rim[1] + workout.rim[3] / 2)
-            try await browser.wait(
-                for: "the rim box",
-                "return !document.getElementById('rim-box').hidden && !document.getElementById('analyse').disabled")
-            try await browser.screenshot("coach-rim", screen)
+            // Nothing to mark: LeBot finds the rim itself.
+            #expect(try await browser.run("return document.getElementById('analyse').disabled") as? Bool == false)
+            #expect(try await Self.text(browser, "#rim-help").contains("finds the rim by itself"))
             try await browser.click("#analyse")
             try await browser.wait(
                 for: "the shots", timeout: .seconds(90),
@@ -454,6 +449,21 @@ struct WebUITests {
             #expect(rows == shots.count, "\(rows) shots listed, \(shots.count) taken")
             let summary = try await Self.text(browser, "#workout-summary")
             #expect(summary.hasPrefix("\(shots.count) shots, \(shots.filter(\.made).count) made"), "\(summary)")
+            // The rim it found is said and drawn on the picture, on the true rim.
+            #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim found automatically"))
+            let drawn =
+                try await browser.run(
+                    """
+                    const v = document.getElementById('workout-video').getBoundingClientRect();
+                    const b = document.getElementById('rim-box').getBoundingClientRect();
+                    return [(b.left + b.width / 2 - v.left) / v.width, (b.top + b.height / 2 - v.top) / v.height];
+                    """) as? [Double] ?? []
+            #expect(drawn.count == 2)
+            if drawn.count == 2 {
+                #expect(abs(drawn[0] - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
+                #expect(abs(drawn[1] - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
+            }
+            try await browser.screenshot("coach-rim", screen)
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach", screen)
 
@@ -811,6 +821,43 @@ struct WebUITests {
             #expect(try await browser.run("return document.getElementById('workout-result').hidden") as? Bool == true)
         }
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+    }
+
+    @Test("coach: a video where no hoop can be found asks the user to tap the rim, and then analyses with it")
+    func coachNoHoopAsksForATap() async throws {
+        let folder = try temporaryDirectory()
+        let path = folder + "/no-hoop.mp4"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x5a6e82:s=640x360:d=4:r=30", "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", path,
+            ])
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("nohoop")
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "nohoop")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", path)
+            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the request to tap the rim", timeout: .seconds(60),
+                "return document.getElementById('rim-error').innerText.includes('could not find the hoop')")
+            #expect(try await Self.text(browser, "#rim-error").contains("Tap the rim in the picture"))
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-no-hoop", .phone)
+            try await browser.click("#workout-video", atFraction: 0.7, 0.35)
+            try await browser.wait(for: "the rim box", "return !document.getElementById('rim-box').hidden")
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the result with the marked rim", timeout: .seconds(60),
+                "return !document.getElementById('workout-result').hidden")
+            #expect(try await Self.text(browser, "#workout-rim") == "Rim: the box you marked.")
+            #expect(try await Self.text(browser, "#workout-summary").hasPrefix("No shots found"))
+        }
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.count == 1)
     }
 
     @Test("sign out leaves nothing of the first user; the second changes the password and deletes the account")

@@ -102,7 +102,8 @@ struct LeBotService: Sendable {
             },
             Route(
                 method: .post, path: "/api/lebot/workouts", access: .user,
-                summary: "Upload a workout video (?rim=x,y,w,h) and get shots, chart and tips"
+                summary:
+                    "Upload a workout video and get shots, chart and tips; the rim is found (422 when no hoop is clear) unless ?rim=x,y,w,h"
             ) { request, context in
                 try await analyzeWorkout(request, userID: try context.user())
             },
@@ -267,10 +268,16 @@ struct LeBotService: Sendable {
     }
 
     func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {
-        guard let rimText = request.uri.queryParameters.get("rim") else {
-            throw APIError(.badRequest, "rim: give the rim as ?rim=x,y,w,h (fractions of the frame)")
+        // Without ?rim= the rim is found in the video.
+        var asked: RimCalibration?
+        if let text = request.uri.queryParameters.get("rim") {
+            do {
+                asked = try RimCalibration(parsing: text)
+            } catch {
+                throw APIError(.badRequest, "rim: \(error.message)")
+            }
         }
-        let rim = try RimCalibration(parsing: rimText)
+        let given = asked
         let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: userID))) ?? []
         guard kept.filter({ $0.hasSuffix(".json") }).count < configuration.maxWorkoutsPerUser else {
             throw APIError(.conflict, "at most \(configuration.maxWorkoutsPerUser) workouts per account")
@@ -295,7 +302,10 @@ struct LeBotService: Sendable {
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
-                try WorkoutAnalyzer(rim: rim, threads: 1).analyze(
+                let (rim, found) = try RimFinder().resolve(given: given, video: video)
+                var analyzer = WorkoutAnalyzer(rim: rim, threads: 1)
+                analyzer.rimFound = found
+                return try analyzer.analyze(
                     video, progress: { fraction in if let key { progress.set(key, fraction) } },
                     shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
             }
@@ -305,6 +315,10 @@ struct LeBotService: Sendable {
         } catch let error as MediaError where error.kind == .cancelled {
             unlink(video)
             throw APIError(.conflict, "the analysis was cancelled; nothing was saved")
+        } catch let error as MediaError where error.operation == "find the rim" {
+            unlink(video)
+            throw APIError(
+                .unprocessableContent, "\(error.message): tap the rim in the picture (or give ?rim=x,y,w,h)")
         } catch {
             unlink(video)
             throw APIError(.badRequest, "the upload could not be analysed: \(error)")
@@ -319,7 +333,7 @@ struct LeBotService: Sendable {
         stored.source = "upload"
         let result = WorkoutResult(
             id: id, analysis: stored, tips: tips, chartURL: "/api/lebot/workouts/\(id)/chart",
-            videoURL: "/api/lebot/workouts/\(id)/video", createdAt: Date(), rim: rimText)
+            videoURL: "/api/lebot/workouts/\(id)/video", createdAt: Date(), rim: stored.rim.argument)
         try ShotChart(analysis: stored).write(to: folder + "/\(id).svg")
         try JSONFile.write(result, to: folder + "/\(id).json", operation: "save workout")
         return try json(result, status: .created)

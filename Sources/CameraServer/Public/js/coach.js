@@ -1,6 +1,7 @@
-// Coach (LeBot James): choose a workout video, mark the rim on its first frame (tap it, or drag a
-// box), upload and analyse with progress, then the shots: a list, the shot chart, and the video
-// jumping to a shot when it is tapped. Workouts stay in the account's history.
+// Coach (LeBot James): choose a workout video; the server finds the rim itself, and the user marks
+// it on the first frame (tap it, or drag a box) only when that fails or lands elsewhere; upload and
+// analyse with progress, then the shots: a list, the shot chart, the rim that was used, and the
+// video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import { $, clearErrors, confirm, el, fieldError, megabytes, toast, words } from "./ui.js";
 
@@ -50,7 +51,12 @@ function choose() {
   fileURL = URL.createObjectURL(file);
   const video = $("workout-video");
   video.onerror = () => { $("rim-step").hidden = true; fieldError("workout-file", "This browser cannot read that video. Use an MP4, MOV or WebM file."); };
-  video.onloadeddata = () => { video.currentTime = 0; $("rim-step").hidden = false; $("rim-help").textContent = "Tap the rim in the picture (or drag a box around it)."; };
+  video.onloadeddata = () => {
+    video.currentTime = 0;
+    $("rim-step").hidden = false;
+    $("analyse").disabled = false;
+    $("rim-help").textContent = "LeBot finds the rim by itself. Only if it gets it wrong: tap the rim in the picture (or drag a box around it).";
+  };
   video.src = fileURL;
 }
 
@@ -96,14 +102,14 @@ function setRim(r) {
   draw(r);
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
-  $("rim-help").textContent = "Rim marked. Tap again to move it, or press Analyse.";
+  $("rim-help").textContent = "Rim marked: LeBot uses your box. Tap again to move it, or press Analyse.";
 }
 
 // ---- Analysis ----
 
 async function analyse() {
-  if (!file || !rim) return;
-  const text = [rim.x, rim.y, rim.width, rim.height].map((value) => value.toFixed(4)).join(",");
+  if (!file) return;
+  const query = rim ? `?rim=${encodeURIComponent([rim.x, rim.y, rim.width, rim.height].map((value) => value.toFixed(4)).join(","))}` : "";
   const id = crypto.randomUUID();
   let polling = null;
   $("analyse").disabled = true;
@@ -116,7 +122,7 @@ async function analyse() {
     $("analyse-text").textContent = `Analysing the shots: ${Math.round(fraction * 100)} %`;
   };
   try {
-    sending = upload(`/api/lebot/workouts?rim=${encodeURIComponent(text)}`, file, {
+    sending = upload(`/api/lebot/workouts${query}`, file, {
       method: "POST",
       headers: { "X-Analysis-ID": id },
       onProgress: (fraction, sent) => {
@@ -138,7 +144,11 @@ async function analyse() {
     loadHistory();
   } catch (error) {
     if (error.name === "AbortError" || error.status === 409) toast("Analysis cancelled.");
-    else $("rim-error").textContent = words(error);
+    else if (error.status === 422) {
+      // No hoop found: the user points at it.
+      $("rim-error").textContent = "LeBot could not find the hoop in this video. Tap the rim in the picture above (or drag a box around it), then press Analyse again.";
+      $("rim-stage").scrollIntoView({ behavior: "smooth", block: "center" });
+    } else $("rim-error").textContent = words(error);
   } finally {
     clearInterval(polling);
     sending = null;
@@ -163,6 +173,12 @@ function showResult(result, localURL = null) {
   $("workout-summary").textContent = shots.length
     ? `${shots.length} shot${shots.length === 1 ? "" : "s"}, ${made} made (${Math.round((100 * made) / shots.length)} %)`
     : "No shots found. Check that the rim box sits on the rim and the ball is visible, then try again.";
+  const used = analysis.rim;
+  const found = analysis.rimFound;
+  $("workout-rim").textContent = found
+    ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), shown as the box labelled “rim” on the picture. If it is not on the rim, tap the rim and analyse again.`
+    : "Rim: the box you marked.";
+  if (used && !$("rim-step").hidden && localURL) draw(used);
   $("chart").src = result.chartURL;
   const replay = $("replay");
   replay.src = localURL || result.videoURL || "";
