@@ -30,6 +30,7 @@ public final class CameraCoreServer: Sendable {
     let reelProgress = ProgressTable()
     /// Captures from the browser running now.
     let captures: CaptureTable
+    let liveTrainings: CaptureTable
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
 
     /// Opens the data directory and the database (migrating it) and prepares every service.
@@ -39,6 +40,7 @@ public final class CameraCoreServer: Sendable {
         try configuration.validate()
         self.configuration = configuration
         captures = CaptureTable(limit: configuration.capturesAtOnce)
+        liveTrainings = CaptureTable(limit: configuration.capturesAtOnce, noun: "live training")
         self.logger = logger
         do {
             try FileManager.default.createDirectory(
@@ -81,7 +83,8 @@ public final class CameraCoreServer: Sendable {
 
     /// Every route of the API.
     var routes: [Route] {
-        authRoutes + clipRoutes + captureRoutes + lebot.routes(server: self) + cameras.checkRoutes()
+        authRoutes + clipRoutes + captureRoutes + liveTrainingRoutes + lebot.routes(server: self)
+            + cameras.checkRoutes()
             + cameras.routes(server: self)
             + cameras.discoveryRoutes() + cameras.recordingRoutes(server: self) + cameras.thumbnailRoutes()
             + [

@@ -26,7 +26,8 @@ struct LiveCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "rtsp://…, another stream URL, or a video file.") var source: String
-    @Option(help: "The rim box: x,y,width,height as fractions of the frame.") var rim: String
+    @Option(help: "The rim box: x,y,width,height as fractions of the frame (default: found in the first 4 s).")
+    var rim: String?
     @Option(help: "CameraCore server for AI tips, e.g. http://localhost:8080.") var proxy: String?
     @Option(help: "Session token for --proxy (default: $LEBOT_SESSION_TOKEN).") var sessionToken: String?
     @Option(help: "Gemini's Live WebSocket base URL.") var geminiLiveURL = GeminiConfiguration().liveBase
@@ -38,10 +39,10 @@ struct LiveCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per shot (and a summary at the end).") var json = false
 
     func run() async throws {
-        let calibration: RimCalibration
+        let calibration: RimCalibration?
         let coachingTips: CoachingTips
         do {
-            calibration = try RimCalibration(parsing: rim)
+            calibration = try rim.map { text throws(MediaError) in try RimCalibration(parsing: text) }
             coachingTips = try tips.map { path throws(MediaError) in try CoachingTips.load(path) } ?? .standard
         } catch {
             throw ValidationError(error.description)
@@ -69,7 +70,16 @@ struct LiveCommand: AsyncParsableCommand {
         let printJSONLines = json
         let summary: LiveCoachingSession.Summary
         do {
-            summary = try await session.run(source: mediaSource) { report in
+            summary = try session.run(
+                source: mediaSource,
+                onRim: { found in
+                    if !printJSONLines {
+                        print(
+                            "Rim found at \(found.rim.argument) (confidence \(Int(found.confidence * 100)) %); --rim overrides it."
+                        )
+                    }
+                }
+            ) { report in
                 if printJSONLines {
                     printJSONLine(report)
                 } else {

@@ -32,11 +32,12 @@ struct CaptureAttackTests {
     /// Opens a capture, sends `messages` (binary chunks or text), then reads until the server
     /// closes the connection or `seconds` pass.
     static func capture(
-        _ server: TestServer, token: String, send messages: [WebSocketMessage] = [], seconds: Double = 15
+        _ server: TestServer, token: String, send messages: [WebSocketMessage] = [], seconds: Double = 15,
+        path: String = "/api/highlights/capture"
     ) async throws -> Log {
         final class Box: Sendable { let log = Mutex(Log()) }
         let box = Box()
-        let url = server.base.replacingOccurrences(of: "http://", with: "ws://") + "/api/highlights/capture"
+        let url = server.base.replacingOccurrences(of: "http://", with: "ws://") + path
         let (logger, configuration) = webSocketClient(token: token, label: "capture")
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -63,6 +64,33 @@ struct CaptureAttackTests {
     }
 
     static let stop = WebSocketMessage.text(#"{"type":"stop"}"#)
+
+    @Test(
+        "live training: bytes that are not WebM end it in words with nothing saved; a second session of one account is refused; a bad rim is 400"
+    )
+    func liveTrainingAttacked() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n"
+        let log = try await Self.capture(
+            server, token: user.token, send: [.binary(ByteBuffer(bytes: Array(playlist.utf8))), Self.stop],
+            path: "/api/lebot/live")
+        #expect(log.closed && log.types.first == "started" && log.types.last == "error", "\(log.types)")
+        #expect(log.message("error").contains("could not be read as a WebM video"), "\(log.notes)")
+        #expect(!log.texts.joined().contains("passwd"))
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/live")) ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // One session per account: the second is told why, the first goes on.
+        async let first = Self.capture(server, token: user.token, seconds: 3, path: "/api/lebot/live")
+        try await Task.sleep(for: .milliseconds(800))
+        let second = try await Self.capture(server, token: user.token, seconds: 3, path: "/api/lebot/live")
+        #expect(second.message("error").contains("already running for your account"), "\(second.notes)")
+        #expect(try await first.types.first == "started")
+        let badRim = try await server.request(.GET, "/api/lebot/live?rim=0.9,0.9,0.5,0.5", token: user.token)
+        #expect(badRim.status == 400 && badRim.text.contains("inside"), "\(badRim.text)")
+    }
 
     @Test("bytes that are not WebM (a playlist naming a file, noise) end the capture in words; nothing is saved")
     func notAVideo() async throws {

@@ -251,6 +251,7 @@ struct ServerTests {
             // A capture is B's own (no id): a GET without an upgrade passes the checks and gets an
             // empty 200 from the WebSocket router, nothing of A's.
             "GET /api/highlights/capture": status(.GET, "/api/highlights/capture", 200, body: nil),
+            "GET /api/lebot/live": status(.GET, "/api/lebot/live", 200, body: nil),
             // B writes a clip under the same id: it is B's own, and A's is untouched (checked below).
             "PUT /api/clips/{id}": status(
                 .PUT, "/api/clips/clip-a", 200,

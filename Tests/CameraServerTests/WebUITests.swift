@@ -823,6 +823,72 @@ struct WebUITests {
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
     }
 
+    @Test(
+        "live training: the phone's camera (a fake camera playing a workout) → rim found, each shot called with a spoken tip as it happens, saved to the history"
+    )
+    func liveTrainingFromTheCamera() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(
+            try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 4, seed: 11).first)
+        // Chromium's fake camera plays a Y4M file (and loops it).
+        let camera = folder + "/camera.y4m"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-v", "error", "-y", "-i", workout.path, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", camera])
+        let shots = workout.events.filter(\.kind.isShot)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("hooper")
+        try await Browser.with(
+            .phone,
+            arguments: [
+                "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(camera)",
+                "--use-fake-ui-for-media-stream",
+            ]
+        ) { browser in
+            try await Self.signIn(browser, server, as: "hooper")
+            try await Self.tab(browser, "coach")
+            // What the page says out loud.
+            try await browser.run(
+                "window.spoken = []; window.speechSynthesis.speak = (u) => window.spoken.push(u.text);")
+            try await browser.click("#live-start")
+            try await browser.wait(
+                for: "the rim", timeout: .seconds(30),
+                "return document.getElementById('live-status').innerText.startsWith('Rim found')")
+            try await browser.wait(
+                for: "every shot of one pass of the video", timeout: .seconds(workout.duration + 40),
+                "return document.querySelectorAll('#live-shots li').length >= \(shots.count)")
+            try await browser.screenshot("coach-live", .phone)
+            #expect(try await browser.overflow() == 0)
+            try await browser.click("#live-stop")
+            try await browser.wait(
+                for: "the saved session", timeout: .seconds(30),
+                "return document.getElementById('live-status').innerText.startsWith('Session saved')")
+            // The first pass's shots, oldest first, called as the truth says; each with a tip, spoken.
+            let outcomes =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#live-shots li')].reverse().map(li => li.dataset.outcome)")
+                as? [String] ?? []
+            #expect(
+                Array(outcomes.prefix(shots.count)) == shots.map { $0.made ? "MAKE" : "MISS" },
+                "\(outcomes) for \(shots.map(\.kind))")
+            let spoken = try await browser.run("return window.spoken") as? [String] ?? []
+            #expect(spoken.count == outcomes.count, "\(spoken)")
+            #expect(
+                spoken.allSatisfy { ($0.hasPrefix("Make. ") || $0.hasPrefix("Miss. ")) && $0.count > 10 }, "\(spoken)")
+            // Decided to tip ready: well inside a second (local tips; no Gemini key on this server).
+            let waits =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#live-shots li')].map(li => Number(li.dataset.answerSeconds))"
+                )
+                as? [Double] ?? []
+            #expect(!waits.isEmpty && waits.allSatisfy { $0 <= 1 }, "\(waits)")
+            try await browser.wait(
+                for: "the session in the history", "return document.querySelectorAll('#workouts li').length === 1")
+        }
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= shots.count, "\(history)")
+    }
+
     @Test("coach: a video where no hoop can be found asks the user to tap the rim, and then analyses with it")
     func coachNoHoopAsksForATap() async throws {
         let folder = try temporaryDirectory()

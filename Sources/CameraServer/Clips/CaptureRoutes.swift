@@ -1,5 +1,6 @@
 import CGameKit
 import CameraCommon
+import CameraIO
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,20 +33,26 @@ struct CaptureNote: Encodable {
     var json: String { String(decoding: (try? jsonEncoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
 }
 
-/// Captures running now: one per user, ``ServerConfiguration/capturesAtOnce`` in all.
+/// Streams from the browser running now (captures, live trainings): one per user,
+/// ``ServerConfiguration/capturesAtOnce`` in all.
 final class CaptureTable: Sendable {
     let limit: Int
+    /// What the page calls it ("capture", "live training").
+    let noun: String
     private let users = Mutex<Set<String>>([])
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, noun: String = "capture") {
+        self.limit = limit
+        self.noun = noun
+    }
 
     /// Nil when admitted; otherwise why not, in words for the page.
     func admit(_ user: String) -> String? {
         users.withLock { users in
             if users.contains(user) {
-                return "a capture is already running for your account (in another tab or window); stop it first"
+                return "a \(noun) is already running for your account (in another tab or window); stop it first"
             }
-            guard users.count < limit else { return "the server is busy with other captures; try again in a while" }
+            guard users.count < limit else { return "the server is busy with other \(noun)s; try again in a while" }
             users.insert(user)
             return nil
         }
@@ -55,10 +62,54 @@ final class CaptureTable: Sendable {
 }
 
 /// When something last happened.
-private final class Stamp: Sendable {
+final class Stamp: Sendable {
     private let time = Mutex(ContinuousClock.now)
     func touch() { time.withLock { $0 = .now } }
     var age: Double { (ContinuousClock.now - time.withLock { $0 }).seconds }
+}
+
+/// The page's side of a stream recorded in the browser (WebM chunks over a WebSocket).
+enum BrowserStream {
+    /// Feeds the page's binary chunks to `pipe` until the page says stop or goes away; returns a
+    /// problem in words when the stream had to end for another reason.
+    static func receive(
+        _ inbound: WebSocketInboundStream, into pipe: (([UInt8]) -> WebMPipe.Accepted), lastInput: Stamp, noun: String
+    ) async throws -> String? {
+        for try await message in inbound.messages(maxSize: 1 << 20) {
+            switch message {
+            case .binary(let buffer):
+                lastInput.touch()
+                switch pipe(Array(buffer.readableBytesView)) {
+                case .queued: continue
+                case .ended: return nil
+                case .behind:
+                    return "the server cannot keep up with this \(noun), so it stopped; send a smaller picture"
+                }
+            case .text(let text):
+                if text.contains("\"stop\"") { return nil }
+            }
+        }
+        return nil
+    }
+
+    /// Waits until a limit ends the stream: signing out, the longest stream, a page that sends
+    /// nothing. Returns why, in words.
+    static func limit(
+        lastInput: Stamp, maxSeconds: Double, idleSeconds: Double, noun: String,
+        signedOut: @Sendable () -> Bool
+    ) async throws -> String {
+        let started = ContinuousClock.now
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            if signedOut() { return "signed out" }
+            if (ContinuousClock.now - started).seconds > maxSeconds {
+                return "a \(noun) lasts at most \(Int(maxSeconds / 60)) minutes; start a new one"
+            }
+            if lastInput.age > idleSeconds {
+                return "nothing arrived from the page for \(Int(idleSeconds)) s, so the \(noun) stopped"
+            }
+        }
+    }
 }
 
 extension CameraCoreServer {
@@ -169,45 +220,18 @@ extension CameraCoreServer {
             group.addTask {
                 // The page's chunks, until it says stop or goes away.
                 defer { capture.finishInput() }
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    switch message {
-                    case .binary(let buffer):
-                        lastInput.touch()
-                        switch capture.write(Array(buffer.readableBytesView)) {
-                        case .queued: continue
-                        case .ended: return
-                        case .behind:
-                            sink.yield(
-                                .problem(
-                                    "the server cannot keep up with this capture, so it stopped; capture a smaller window"
-                                ))
-                            return
-                        }
-                    case .text(let text):
-                        if text.contains("\"stop\"") { return }
-                    }
+                if let problem = try await BrowserStream.receive(
+                    inbound, into: capture.write, lastInput: lastInput, noun: "capture")
+                {
+                    sink.yield(.problem(problem))
                 }
             }
             group.addTask {
-                // Limits: the longest capture, a page that sends nothing, signing out.
-                let started = ContinuousClock.now
-                while true {
-                    try await Task.sleep(for: .seconds(1))
-                    let idle = lastInput.age
-                    let problem: String
-                    if signedOut() {
-                        problem = "signed out"
-                    } else if (ContinuousClock.now - started).seconds > maxSeconds {
-                        problem = "a capture lasts at most \(Int(maxSeconds / 60)) minutes; start a new one"
-                    } else if idle > idleSeconds {
-                        problem = "nothing arrived from the page for \(Int(idleSeconds)) s, so the capture stopped"
-                    } else {
-                        continue
-                    }
-                    sink.yield(.problem(problem))
-                    capture.finishInput()
-                    return
-                }
+                let problem = try await BrowserStream.limit(
+                    lastInput: lastInput, maxSeconds: maxSeconds, idleSeconds: idleSeconds, noun: "capture",
+                    signedOut: signedOut)
+                sink.yield(.problem(problem))
+                capture.finishInput()
             }
             var saved = 0
             for await update in updates {

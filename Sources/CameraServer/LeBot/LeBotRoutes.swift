@@ -278,10 +278,7 @@ struct LeBotService: Sendable {
             }
         }
         let given = asked
-        let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: userID))) ?? []
-        guard kept.filter({ $0.hasSuffix(".json") }).count < configuration.maxWorkoutsPerUser else {
-            throw APIError(.conflict, "at most \(configuration.maxWorkoutsPerUser) workouts per account")
-        }
+        try checkRoomForWorkout(user: userID)
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
         let video = folder + "/\(id).mp4"

@@ -17,15 +17,20 @@ public struct FallbackShotAnalyzer: Sendable {
         /// Which link answered: 0 for the first; nil for the local tips.
         public var source: Int?
         public var errors: [GeminiError]
+        /// Seconds the answer took (every coach tried).
+        public var seconds: Double = 0
     }
 
     public func analyze(
         _ request: ShotAnalysisRequest, shot: ShotEvent, tips: inout CoachingTipsManager, streak: Int
     ) async -> Answer {
         var errors: [GeminiError] = []
+        let started = ContinuousClock.now
         for (index, analyzer) in chain.enumerated() {
             do {
-                return Answer(response: try await analyzer.analyze(request), source: index, errors: errors)
+                let response = try await analyzer.analyze(request)
+                return Answer(
+                    response: response, source: index, errors: errors, seconds: (ContinuousClock.now - started).seconds)
             } catch {
                 errors.append(error)
             }
@@ -33,6 +38,8 @@ public struct FallbackShotAnalyzer: Sendable {
         let tip = tips.tip(
             for: CoachingContext(
                 outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle, reason: shot.reason))
-        return Answer(response: ShotAnalysisResponse(outcome: shot.outcome, tip: tip), source: nil, errors: errors)
+        return Answer(
+            response: ShotAnalysisResponse(outcome: shot.outcome, tip: tip), source: nil, errors: errors,
+            seconds: (ContinuousClock.now - started).seconds)
     }
 }

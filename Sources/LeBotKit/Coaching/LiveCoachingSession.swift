@@ -3,6 +3,10 @@ import CameraIO
 import FoundationEssentials
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The live coaching loop (the spec's training screen without the screen): reads a stream or file,
 /// counts each shot as it is decided, asks the coach in the background — Gemini Live, then REST
 /// through our server, then the local tips — and speaks the answer.
@@ -19,10 +23,13 @@ public final class LiveCoachingSession {
         /// Why a coach further down the chain answered.
         public var problems: [String]
         public var stats: TrainingSession.Stats
+        /// Seconds from the shot being decided to its tip being ready.
+        public var answerSeconds: Double
 
         init(
             _ shot: ShotEvent, _ answer: FallbackShotAnalyzer.Answer, sources: [String], stats: TrainingSession.Stats
         ) {
+            answerSeconds = answer.seconds
             var compact = shot
             compact.trajectory = nil
             self.shot = compact
@@ -38,9 +45,13 @@ public final class LiveCoachingSession {
         public var stats: TrainingSession.Stats
         /// Seconds of media read.
         public var duration: Double
+        /// Every shot, the rim used and how it was found.
+        public var analysis: WorkoutAnalysis
+        /// The tips, one per shot in order.
+        public var tips: [String]
     }
 
-    private let rim: RimCalibration
+    private let rim: RimCalibration?
     private let coach: BackgroundCoach
     private let speaker: (any SpeechSynthesizer)?
     private let sources: [String]
@@ -49,8 +60,9 @@ public final class LiveCoachingSession {
     ///   - chain: the remote coaches to ask in order (see ``remoteChain(proxy:sessionToken:)``);
     ///     empty for local tips only.
     ///   - speaker: speaks each tip; nil for a silent session.
+    /// - Parameter rim: nil to find it in the first seconds of the source.
     public init(
-        rim: RimCalibration, tips: CoachingTips, chain: [any ShotAnalyzing], speaker: (any SpeechSynthesizer)?,
+        rim: RimCalibration?, tips: CoachingTips, chain: [any ShotAnalyzing], speaker: (any SpeechSynthesizer)?,
         seed: UInt64 = UInt64(Date.now.timeIntervalSince1970)
     ) {
         self.rim = rim
@@ -89,36 +101,51 @@ public final class LiveCoachingSession {
     /// on the decoding thread; answers that arrive after the last frame are waited for (10 s at most).
     ///
     /// - Throws: ``MediaError`` when the source cannot be opened or read.
-    public func run(source: MediaSource, onShot: @escaping (ShotReport) -> Void) async throws(MediaError) -> Summary {
+    ///
+    /// It blocks the calling thread until the source ends: run it on a thread of its own.
+    public func run(
+        source: MediaSource, readerOptions: ReaderOptions? = nil, onRim: (RimFinder.Result) -> Void = { _ in },
+        onShot: @escaping (ShotReport) -> Void
+    ) throws(MediaError) -> Summary {
         let session = TrainingSession()
         try? session.start()
         var selector = SmartFrameSelector()
         let coach = self.coach
         let speaker = self.speaker
         let sources = self.sources
-        let analysis = try WorkoutAnalyzer(rim: rim).analyze(
+        var tips: [Int: String] = [:]
+        let report = { (shot: ShotEvent, answer: FallbackShotAnalyzer.Answer) in
+            let shotReport = ShotReport(shot, answer, sources: sources, stats: session.stats)
+            tips[shot.number] = shotReport.tip ?? ""
+            onShot(shotReport)
+        }
+        var analyzer = WorkoutAnalyzer(rim: rim)
+        analyzer.readerOptions = readerOptions
+        let analysis = try analyzer.analyze(
             source: source,
             onShot: { shot in
                 try? session.shotDetected(shot)
                 let images = (try? selector.jpegs(for: shot)) ?? []
                 coach.ask(shot: shot, images: images, streak: session.stats.streak)
-            },
+            }, onRim: onRim,
             frameHandler: { frame, time, _ in
                 selector.add(frame, at: time)
                 session.tick(time)
                 for (shot, answer) in coach.takeAnswers() {
                     try? session.analysisFinished(answer.response, at: time)
-                    onShot(ShotReport(shot, answer, sources: sources, stats: session.stats))
+                    report(shot, answer)
                     if let speaker, let tip = answer.response.tip {
                         try? speaker.speak(tip, style: .forOutcome(shot.outcome))
                     }
                 }
             })
-        for (shot, answer) in await coach.drain() {
+        for (shot, answer) in coach.drain() {
             try? session.analysisFinished(answer.response, at: analysis.duration)
-            onShot(ShotReport(shot, answer, sources: sources, stats: session.stats))
+            report(shot, answer)
         }
-        return Summary(stats: session.stats, duration: analysis.duration)
+        return Summary(
+            stats: session.stats, duration: analysis.duration, analysis: analysis,
+            tips: analysis.shots.map { tips[$0.number] ?? "" })
     }
 }
 
@@ -156,10 +183,10 @@ final class BackgroundCoach: Sendable {
     }
 
     /// Waits for outstanding answers (at most 10 s) and returns them.
-    func drain() async -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
+    func drain() -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
         let deadline = ContinuousClock.now + .seconds(10)
         while state.withLock({ $0.pending }) > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
         return takeAnswers()
     }

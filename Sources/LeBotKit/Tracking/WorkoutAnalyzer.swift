@@ -76,7 +76,13 @@ public struct WorkoutAnalysis: Sendable, Codable {
 /// Reads a workout video and finds every shot: decode at the analysis width (YUV 4:2:0), track
 /// the ball, detect attempts and outcomes on media time.
 public struct WorkoutAnalyzer: Sendable {
-    public var rim: RimCalibration
+    /// The rim; nil: found in the first ``rimWarmUp`` seconds of the source as they are read (a
+    /// live stream), those frames kept and analysed once it is known.
+    public var rim: RimCalibration?
+    /// Seconds of a source watched for the rim when ``rim`` is nil.
+    public var rimWarmUp = 4.0
+    /// How to open the source (nil: the defaults for its kind).
+    public var readerOptions: ReaderOptions?
     /// How ``rim`` was found, when the finder found it (kept in the analysis).
     public var rimFound: RimFinder.Result?
     /// Frames are decoded at this width (height by aspect): the ball is ~20 px across, plenty.
@@ -87,7 +93,7 @@ public struct WorkoutAnalyzer: Sendable {
     public var detector: ShotEventDetector.Configuration
 
     public init(
-        rim: RimCalibration, analysisWidth: Int = 640, threads: Int = 0,
+        rim: RimCalibration?, analysisWidth: Int = 640, threads: Int = 0,
         tracker: BallTracker.Configuration = .init(), detector: ShotEventDetector.Configuration = .init()
     ) {
         self.rim = rim
@@ -113,14 +119,18 @@ public struct WorkoutAnalyzer: Sendable {
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
+    /// `onRim` is told the rim found when ``rim`` is nil.
     public func analyze(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
-        shouldStop: () -> Bool = { false }, frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+        shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
         let path = source.description
         let reader: MediaReader
-        if case .url = source {
+        if let readerOptions {
+            reader = try MediaReader(source, options: readerOptions)
+        } else if case .url = source {
             reader = try MediaReader(source, options: .lowLatency())
         } else {
             reader = try MediaReader(source)
@@ -134,17 +144,51 @@ public struct WorkoutAnalyzer: Sendable {
         let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
         let ballTracker = BallTracker(configuration: tracker)
-        let shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
+        var rim = self.rim
+        var rimFound = self.rimFound
+        var shotDetector = rim.map { ShotEventDetector(rim: $0, width: width, height: height, configuration: detector) }
+        // Without a rim: frames held (and sampled for the finder) until it is found.
+        var held: [VideoFrame] = []
+        var finder = RimFinder.Accumulator(width: width, height: height)
+        var firstHeld: Double?
+        var lastSampled = -Double.infinity
         let total = reader.duration?.seconds ?? 0
         var shots: [ShotEvent] = []
         var frames = 0
         var lastTime = 0.0
         var detectorTime = Duration.zero
+        func findRim(final: Bool) throws(MediaError) {
+            guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
+                guard final || finder.frames >= 40 else { return }
+                throw MediaError(
+                    .invalidArgument, operation: "find the rim",
+                    message:
+                        "no hoop found in the first \(Int(rimWarmUp)) s (a still orange rim with a net or backboard)")
+            }
+            rim = result.rim
+            rimFound = result
+            onRim(result)
+            shotDetector = ShotEventDetector(rim: result.rim, width: width, height: height, configuration: detector)
+            let waiting = held
+            held = []
+            for frame in waiting { try handle(frame) }
+        }
         func handle(_ frame: VideoFrame) throws(MediaError) {
             if shouldStop() {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
             }
             let time = frame.pts?.seconds ?? Double(frames) / 30
+            guard let shotDetector else {
+                held.append(frame)
+                let first = firstHeld ?? time
+                firstHeld = first
+                if time - lastSampled >= rimWarmUp / 40 {
+                    finder.add(frame)
+                    lastSampled = time
+                }
+                if time - first >= rimWarmUp { try findRim(final: false) }
+                return
+            }
             let clock = ContinuousClock.now
             let observations = try ballTracker.process(frame, time: time)
             let decided = shotDetector.process(observations, time: time)
@@ -163,11 +207,15 @@ public struct WorkoutAnalyzer: Sendable {
             for frame in try decoder.decode(sample) { try handle(frame) }
         }
         for frame in try decoder.flush() { try handle(frame) }
-        for shot in shotDetector.finish(at: lastTime) {
+        if shotDetector == nil { try findRim(final: true) }
+        for shot in shotDetector?.finish(at: lastTime) ?? [] {
             shots.append(shot)
             onShot(shot)
         }
         progress(1)
+        guard let rim else {
+            throw MediaError(.invalidArgument, operation: "find the rim", message: "the video has no frames")
+        }
         var analysis = WorkoutAnalysis(
             source: path, rim: rim, duration: lastTime, frames: frames, shots: shots,
             processingSeconds: (ContinuousClock.now - started).seconds,

@@ -2,6 +2,7 @@
 // (getDisplayMedia) is recorded as WebM (MediaRecorder) in quarter-second chunks and sent over a
 // WebSocket; the server watches it for the game's kills and saves each highlight to the gallery as
 // it happens, telling this page what it saw.
+import { sendRecording, webmType } from "./recording.js";
 import { $, el, toast } from "./ui.js";
 
 let session = null;
@@ -9,7 +10,7 @@ let clipSaved = () => {};
 
 /** Whether this browser can capture a screen and record it (desktop browsers; not phones). */
 export function supported() {
-  return !!(navigator.mediaDevices && navigator.mediaDevices.getDisplayMedia) && typeof MediaRecorder !== "undefined";
+  return !!(navigator.mediaDevices && navigator.mediaDevices.getDisplayMedia) && webmType() !== null;
 }
 
 /** Fills in the capture card for the user's settings. */
@@ -42,16 +43,12 @@ async function start() {
       : `This browser could not capture the screen (${error.message}).`, 6);
     return;
   }
-  const type = ["video/webm;codecs=vp8", "video/webm;codecs=vp9", "video/webm"].find((t) => MediaRecorder.isTypeSupported(t));
-  if (!type) {
+  if (!webmType()) {
     stream.getTracks().forEach((track) => track.stop());
     toast("This browser cannot record WebM video; use Chrome, Edge or Firefox.", 6);
     return;
   }
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new WebSocket(`${scheme}//${location.host}/api/highlights/capture`);
-  const recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 4_000_000 });
-  const current = { stream, socket, recorder, stopping: false, done: false, failed: false };
+  const current = { stopping: false, done: false, failed: false, recording: null };
   session = current;
   $("capture-live").hidden = false;
   $("capture-events").textContent = "";
@@ -60,28 +57,12 @@ async function start() {
   $("capture-stop").hidden = false;
   $("capture-stop").disabled = false;
   progress("Connecting to the server…");
-
-  recorder.addEventListener("dataavailable", (event) => {
-    if (!event.data.size || socket.readyState !== WebSocket.OPEN) return;
-    // More than ~4 s of video waiting to go out: the connection cannot carry this capture.
-    if (socket.bufferedAmount > 2_000_000) {
-      fail("Your connection to the server is too slow for this capture, so it stopped. Clips made so far are saved.");
-      stop();
-      return;
-    }
-    socket.send(event.data);
+  current.recording = sendRecording(stream, "/api/highlights/capture", {
+    bitrate: 4_000_000,
+    note: (note) => handle(current, note),
+    slow: () => fail("Your connection to the server is too slow for this capture, so it stopped. Clips made so far are saved."),
+    closed: () => finish(current),
   });
-  // The last chunk comes before `stop`; then the server saves the open highlight and says done.
-  recorder.addEventListener("stop", () => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "stop" }));
-  });
-  // The browser's own "Stop sharing" button, or the captured window closing.
-  stream.getVideoTracks()[0].addEventListener("ended", stop);
-  socket.addEventListener("open", () => recorder.start(250));
-  socket.addEventListener("message", (message) => {
-    try { handle(current, JSON.parse(message.data)); } catch (_) { /* not ours */ }
-  });
-  socket.addEventListener("close", () => finish(current));
 }
 
 function fail(text) {
@@ -130,15 +111,11 @@ function stop() {
   current.stopping = true;
   $("capture-stop").disabled = true;
   if (!current.failed) progress("Saving the last highlight…");
-  current.stream.getTracks().forEach((track) => track.stop());
-  if (current.recorder.state !== "inactive") current.recorder.stop();
-  else if (current.socket.readyState === WebSocket.OPEN) current.socket.send(JSON.stringify({ type: "stop" }));
+  current.recording.stop();
 }
 
 function finish(current) {
   if (session !== current) return;
-  current.stream.getTracks().forEach((track) => track.stop());
-  if (current.recorder.state !== "inactive") current.recorder.stop();
   session = null;
   if (!current.done && !current.failed) fail("The connection to the server was lost. Clips made before that are saved.");
   $("capture-start").hidden = !supported();

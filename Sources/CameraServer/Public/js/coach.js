@@ -3,6 +3,7 @@
 // analyse with progress, then the shots: a list, the shot chart, the rim that was used, and the
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
+import * as live from "./live.js";
 import { $, clearErrors, confirm, el, fieldError, megabytes, toast, words } from "./ui.js";
 
 let file = null;
@@ -210,4 +211,5 @@ export function wire() {
   $("analyse").addEventListener("click", analyse);
   $("analyse-cancel").addEventListener("click", cancel);
   markRim();
+  live.wire(() => loadHistory().catch(() => {}));
 }

@@ -1,0 +1,230 @@
+import CameraCommon
+import CameraIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import LeBotKit
+import Logging
+import NIOCore
+import NIOWebSocket
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the server tells the training page (one JSON text message each): `started`, `rim` (found
+/// or given), `shot` (each shot as it is decided, with its tip and the running count), `warning`,
+/// `error` (the session stops) and `done` (with the saved workout's id).
+struct LiveNote: Encodable {
+    var type: String
+    var message: String?
+    var rim: String?
+    var confidence: Double?
+    var evidence: String?
+    var number: Int?
+    var outcome: String?
+    var reason: String?
+    var tip: String?
+    var tipSource: String?
+    var entryAngle: Double?
+    var attempts: Int?
+    var makes: Int?
+    var streak: Int?
+    /// Seconds from the shot being decided to its tip being ready.
+    var answerSeconds: Double?
+    var seconds: Double?
+    var workoutID: String?
+
+    var json: String { String(decoding: (try? jsonEncoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+}
+
+/// The server's own Gemini call for a live training shot, within the user's per-minute limit and
+/// the server's daily budget, with the server's fixed prompt.
+struct ServerGeminiCoach: ShotAnalyzing {
+    let service: LeBotService
+    let user: String
+    var sourceName: String { "gemini" }
+
+    func analyze(_ request: ShotAnalysisRequest) async throws(GeminiError) -> ShotAnalysisResponse {
+        do {
+            try service.analyzeLimiter.check(user, refusal: "AI tips rate limit reached")
+            try service.budget.spend()
+        } catch {
+            throw .rateLimited("AI tips are used up for now")
+        }
+        guard let key = service.configuration.geminiAPIKey, !key.isEmpty else {
+            throw .unavailable("the AI service is not configured")
+        }
+        let client = GeminiRESTClient(
+            apiKey: key,
+            configuration: GeminiConfiguration(
+                restBase: service.configuration.geminiBaseURL, model: service.configuration.geminiModel,
+                timeout: .seconds(8)))
+        return try await client.analyze(ShotAnalysisRequest(prompt: request.facts.prompt, images: request.images))
+    }
+}
+
+extension CameraCoreServer {
+    var liveTrainingRoutes: [Route] {
+        [
+            Route(
+                webSocket: "/api/lebot/live",
+                summary:
+                    "Live training from the phone's camera: WebM chunks in (binary messages, {\"type\":\"stop\"} ends), the rim, each shot with its tip and the saved workout out (?rim=x,y,w,h, default: found)"
+            ) { request, context in
+                let user = try context.user()
+                var asked: RimCalibration?
+                if let text = request.uri.queryParameters.get("rim") {
+                    do {
+                        asked = try RimCalibration(parsing: text)
+                    } catch {
+                        throw APIError(.badRequest, "rim: \((error as? MediaError)?.message ?? "not x,y,w,h")")
+                    }
+                }
+                try self.lebot.checkRoomForWorkout(user: user)
+                let (rim, session) = (asked, context.sessionID ?? "")
+                return { inbound, outbound in
+                    try await self.liveTraining(
+                        inbound: inbound, outbound: outbound, user: user, rim: rim,
+                        signedOut: { self.auth.isRevoked(session) })
+                }
+            }
+        ]
+    }
+
+    /// One live training: the page's camera chunks into a ``WebMPipe`` read by a
+    /// ``LiveCoachingSession`` on a thread of its own; the rim and each shot with its tip back to
+    /// the page; the workout saved to the history when it ends with at least one shot.
+    func liveTraining(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, user: String, rim: RimCalibration?,
+        signedOut: @escaping @Sendable () -> Bool
+    ) async throws {
+        func send(_ note: LiveNote) async { try? await outbound.write(.text(note.json)) }
+        if let refusal = liveTrainings.admit(user) {
+            await send(LiveNote(type: "error", message: refusal))
+            return
+        }
+        defer { liveTrainings.release(user) }
+        let folder = files.root + "/live/" + UUID().uuidString.lowercased()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pipe: WebMPipe
+        do {
+            try ClipFiles.folder(folder)
+            pipe = try WebMPipe(folder: folder)
+        } catch {
+            logger.error("live training for \(user) could not start: \(error)")
+            await send(
+                LiveNote(type: "error", message: "the server could not start a training session; try again later"))
+            return
+        }
+        enum Update: Sendable {
+            case rim(RimFinder.Result)
+            case shot(LiveCoachingSession.ShotReport)
+            case problem(String)
+            case finished(Result<LiveCoachingSession.Summary, MediaError>)
+        }
+        let (updates, sink) = AsyncStream<Update>.makeStream()
+        let chain: [any ShotAnalyzing] =
+            (configuration.geminiAPIKey ?? "").isEmpty ? [] : [ServerGeminiCoach(service: lebot, user: user)]
+        DispatchQueue(label: "lebot.live").async {
+            let coaching = LiveCoachingSession(rim: rim, tips: .standard, chain: chain, speaker: nil)
+            let result = Result { () throws(MediaError) in
+                try coaching.run(
+                    source: .file(pipe.path), readerOptions: WebMPipe.readerOptions,
+                    onRim: { sink.yield(.rim($0)) }, onShot: { sink.yield(.shot($0)) })
+            }
+            pipe.readerFinished()
+            sink.yield(.finished(result))
+            sink.finish()
+        }
+        await send(LiveNote(type: "started", rim: rim?.argument))
+        let lastInput = Stamp()
+        let (maxSeconds, idleSeconds) = (configuration.captureMaxSeconds, configuration.captureIdleSeconds)
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { pipe.finishInput() }
+                if let problem = try await BrowserStream.receive(
+                    inbound, into: pipe.write, lastInput: lastInput, noun: "training session")
+                {
+                    sink.yield(.problem(problem))
+                }
+            }
+            group.addTask {
+                let problem = try await BrowserStream.limit(
+                    lastInput: lastInput, maxSeconds: maxSeconds, idleSeconds: idleSeconds, noun: "training session",
+                    signedOut: signedOut)
+                sink.yield(.problem(problem))
+                pipe.finishInput()
+            }
+            for await update in updates {
+                switch update {
+                case .rim(let found):
+                    await send(
+                        LiveNote(
+                            type: "rim", rim: found.rim.argument, confidence: found.confidence,
+                            evidence: found.evidence))
+                case .shot(let report):
+                    await send(
+                        LiveNote(
+                            type: "shot", number: report.shot.number, outcome: report.shot.outcome.rawValue,
+                            reason: report.shot.reason, tip: report.tip, tipSource: report.tipSource,
+                            entryAngle: report.shot.entryAngle, attempts: report.stats.attempts,
+                            makes: report.stats.makes, streak: report.stats.streak,
+                            answerSeconds: report.answerSeconds))
+                case .problem(let message):
+                    await send(LiveNote(type: "warning", message: message))
+                case .finished(.success(let summary)):
+                    var saved: String?
+                    if !summary.analysis.shots.isEmpty {
+                        do {
+                            saved = try lebot.saveLiveWorkout(summary, user: user)
+                        } catch {
+                            logger.error("live workout for \(user) not saved: \(error)")
+                            await send(LiveNote(type: "warning", message: "the workout could not be saved"))
+                        }
+                    }
+                    await send(
+                        LiveNote(
+                            type: "done", attempts: summary.stats.attempts, makes: summary.stats.makes,
+                            seconds: summary.duration, workoutID: saved))
+                case .finished(.failure(let error)):
+                    logger.info("live training for \(user) ended: \(error)")
+                    let message =
+                        error.operation == "find the rim"
+                        ? "LeBot could not find the hoop: point the camera so the rim, net and board are in view (or mark the rim), then start again"
+                        : "the camera stream could not be read as a WebM video (\(error.kind))"
+                    await send(LiveNote(type: "error", message: message))
+                }
+            }
+            group.cancelAll()
+        }
+        try? await outbound.close(.normalClosure, reason: nil)
+    }
+}
+
+extension LeBotService {
+    /// Throws 409 when the account holds as many workouts as it may.
+    func checkRoomForWorkout(user: String) throws {
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: user))) ?? []
+        guard kept.filter({ $0.hasSuffix(".json") }).count < configuration.maxWorkoutsPerUser else {
+            throw APIError(.conflict, "at most \(configuration.maxWorkoutsPerUser) workouts per account")
+        }
+    }
+
+    /// Saves a finished live training to the history (analysis, tips, chart; no video); its id.
+    func saveLiveWorkout(_ summary: LiveCoachingSession.Summary, user: String) throws -> String {
+        try checkRoomForWorkout(user: user)
+        let id = UUID().uuidString.lowercased()
+        let folder = files.workouts(userID: user)
+        try ClipFiles.folder(folder)
+        var analysis = summary.analysis
+        analysis.source = "live"
+        let result = WorkoutResult(
+            id: id, analysis: analysis, tips: summary.tips, chartURL: "/api/lebot/workouts/\(id)/chart",
+            videoURL: nil, createdAt: Date(), rim: analysis.rim.argument)
+        try ShotChart(analysis: analysis).write(to: folder + "/\(id).svg")
+        try JSONFile.write(result, to: folder + "/\(id).json", operation: "save workout")
+        return id
+    }
+}

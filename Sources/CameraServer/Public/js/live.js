@@ -1,0 +1,123 @@
+// Live training (LeBot James on the phone): the rear camera is recorded (getUserMedia +
+// MediaRecorder) and sent to the server, which finds the rim, follows the ball and decides each
+// shot; this page shows the count, each shot with its tip, and speaks the tip. The session is
+// saved to the workout history when it ends.
+import { sendRecording, webmType } from "./recording.js";
+import { $, el, toast } from "./ui.js";
+
+let session = null;
+let saved = () => {};
+
+export function supported() {
+  return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && webmType() !== null;
+}
+
+function status(text) { $("live-status").textContent = text; }
+
+function speak(text) {
+  if (!$("live-speak").checked || !text || !("speechSynthesis" in window)) return;
+  const utterance = new SpeechSynthesisUtterance(text);
+  utterance.rate = 1.05;
+  window.speechSynthesis.speak(utterance);
+}
+
+async function start() {
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({
+      video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 720 }, frameRate: { ideal: 30, max: 30 } },
+      audio: false,
+    });
+  } catch (error) {
+    toast(error.name === "NotAllowedError"
+      ? "LeBot needs the camera: allow it for this site in the browser's settings, then start again."
+      : `This browser could not open the camera (${error.message}).`, 6);
+    return;
+  }
+  const current = { done: false, failed: false, recording: null };
+  session = current;
+  const preview = $("live-preview");
+  preview.srcObject = stream;
+  preview.play().catch(() => {});
+  $("live-area").hidden = false;
+  $("live-shots").textContent = "";
+  $("live-error").textContent = "";
+  $("live-tip").textContent = "";
+  $("live-count").textContent = "0 of 0 made";
+  $("live-start").hidden = true;
+  $("live-stop").hidden = false;
+  $("live-stop").disabled = false;
+  status("Connecting to the server…");
+  current.recording = sendRecording(stream, "/api/lebot/live", {
+    bitrate: 2_500_000,
+    note: (note) => handle(current, note),
+    slow: () => fail("Your connection is too slow to send the camera's picture, so the session stopped."),
+    closed: () => finish(current),
+  });
+}
+
+function fail(text) {
+  if (!session) return;
+  session.failed = true;
+  $("live-error").textContent = text;
+}
+
+function handle(current, note) {
+  switch (note.type) {
+    case "started":
+      status(note.rim ? "Shoot! LeBot is watching." : "Finding the rim: keep the hoop in view for a few seconds…");
+      break;
+    case "rim":
+      status(`Rim found (${Math.round(note.confidence * 100)} % sure). Shoot! LeBot is watching.`);
+      break;
+    case "shot": {
+      const outcome = { MAKE: "Make", MISS: "Miss", INDETERMINATE: "Unclear" }[note.outcome] || note.outcome;
+      $("live-count").textContent = `${note.makes} of ${note.attempts} made`;
+      $("live-tip").textContent = note.tip || "";
+      $("live-shots").prepend(el("li", { class: note.outcome, "data-outcome": note.outcome, "data-answer-seconds": String(note.answerSeconds) },
+        el("strong", { text: `Shot ${note.number}: ${outcome}` }), " ",
+        el("span", { class: "grow", text: note.tip || "" })));
+      speak(`${outcome}. ${note.tip || ""}`);
+      break;
+    }
+    case "warning":
+      toast(note.message, 6);
+      break;
+    case "error":
+      fail(`The session stopped: ${note.message}.`);
+      break;
+    case "done":
+      current.done = true;
+      status(note.workoutID
+        ? `Session saved: ${note.makes} of ${note.attempts} made. It is in Your workouts below.`
+        : "Session ended: no shots were seen, so nothing was saved.");
+      break;
+  }
+}
+
+function stop() {
+  const current = session;
+  if (!current) return;
+  $("live-stop").disabled = true;
+  if (!current.failed) status("Finishing the last shot…");
+  current.recording.stop();
+}
+
+function finish(current) {
+  if (session !== current) return;
+  session = null;
+  $("live-preview").srcObject = null;
+  if (!current.done && !current.failed) fail("The connection to the server was lost.");
+  $("live-start").hidden = !supported();
+  $("live-stop").hidden = true;
+  saved();
+}
+
+/** `onSaved` runs when a session ends (to refresh the history). */
+export function wire(onSaved) {
+  saved = onSaved;
+  $("live-unsupported").hidden = supported();
+  $("live-start").hidden = !supported();
+  $("live-start").addEventListener("click", start);
+  $("live-stop").addEventListener("click", stop);
+}
