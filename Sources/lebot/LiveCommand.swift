@@ -78,16 +78,16 @@ struct LiveCommand: AsyncParsableCommand {
                             "Rim found at \(found.rim.argument) (confidence \(Int(found.confidence * 100)) %); --rim overrides it."
                         )
                     }
-                }
-            ) { report in
-                if printJSONLines {
-                    printJSONLine(report)
-                } else {
-                    print(
-                        "shot \(report.shot.number) at \(clock(report.shot.releaseTime)): \(report.shot.outcome.rawValue.lowercased())  —  \(report.stats.makes)/\(report.stats.attempts)  \(report.tip ?? "")"
-                    )
-                }
-            }
+                },
+                onShot: { report in
+                    if printJSONLines {
+                        printJSONLine(report)
+                    } else {
+                        print(
+                            "shot \(report.shot.number) at \(clock(report.shot.releaseTime)): \(report.shot.outcome.rawValue.lowercased())  —  \(report.stats.makes)/\(report.stats.attempts)  \(report.tip ?? "")"
+                        )
+                    }
+                })
         } catch {
             throw ValidationError(error.description)
         }
