@@ -108,10 +108,15 @@ public final class WebMPipe: Sendable {
                 dup2(null, descriptor)
                 close(null)
             }
-            // A reader still waiting in open() (the input ended before FFmpeg opened it) is let
-            // through by a writer that comes and goes, and then reads the end.
-            let nudge = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if nudge >= 0 { close(nudge) }
+            // A reader that opens the pipe only now (the input ended before FFmpeg got to it)
+            // would wait in open() for a writer for ever: a writer that comes and goes lets it
+            // through to read the end. It may not be there yet, so this is repeated until the
+            // reader is done (at most 30 s).
+            for _ in 0..<300 where !readerGone.load(ordering: .sequentiallyConsistent) {
+                let nudge = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                if nudge >= 0 { close(nudge) }
+                usleep(100_000)
+            }
         }
     }
 }

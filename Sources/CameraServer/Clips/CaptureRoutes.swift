@@ -68,6 +68,34 @@ final class Stamp: Sendable {
     var age: Double { (ContinuousClock.now - time.withLock { $0 }).seconds }
 }
 
+extension CameraCoreServer {
+    /// Adds to `group` the two tasks every stream from the browser needs: the page's chunks into
+    /// `write` until it says stop or goes away, and the limits (signing out, the longest stream,
+    /// a page that sends nothing). Either way the input is then finished; `problem` hears why,
+    /// in words, when it was not the page's own stop.
+    func feed(
+        _ group: inout ThrowingTaskGroup<Void, any Error>, _ inbound: WebSocketInboundStream,
+        into write: @escaping @Sendable ([UInt8]) -> WebMPipe.Accepted, finish: @escaping @Sendable () -> Void,
+        noun: String, signedOut: @escaping @Sendable () -> Bool, problem: @escaping @Sendable (String) -> Void
+    ) {
+        let lastInput = Stamp()
+        let (maxSeconds, idleSeconds) = (configuration.captureMaxSeconds, configuration.captureIdleSeconds)
+        group.addTask {
+            defer { finish() }
+            if let reason = try await BrowserStream.receive(inbound, into: write, lastInput: lastInput, noun: noun) {
+                problem(reason)
+            }
+        }
+        group.addTask {
+            let reason = try await BrowserStream.limit(
+                lastInput: lastInput, maxSeconds: maxSeconds, idleSeconds: idleSeconds, noun: noun,
+                signedOut: signedOut)
+            problem(reason)
+            finish()
+        }
+    }
+}
+
 /// The page's side of a stream recorded in the browser (WebM chunks over a WebSocket).
 enum BrowserStream {
     /// Feeds the page's binary chunks to `pipe` until the page says stop or goes away; returns a
@@ -214,25 +242,10 @@ extension CameraCoreServer {
                 sink.finish()
             })
         await send(CaptureNote(type: "started", game: profile.name))
-        let lastInput = Stamp()
-        let (maxSeconds, idleSeconds) = (configuration.captureMaxSeconds, configuration.captureIdleSeconds)
         await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // The page's chunks, until it says stop or goes away.
-                defer { capture.finishInput() }
-                if let problem = try await BrowserStream.receive(
-                    inbound, into: capture.write, lastInput: lastInput, noun: "capture")
-                {
-                    sink.yield(.problem(problem))
-                }
-            }
-            group.addTask {
-                let problem = try await BrowserStream.limit(
-                    lastInput: lastInput, maxSeconds: maxSeconds, idleSeconds: idleSeconds, noun: "capture",
-                    signedOut: signedOut)
-                sink.yield(.problem(problem))
-                capture.finishInput()
-            }
+            feed(
+                &group, inbound, into: capture.write, finish: capture.finishInput, noun: "capture",
+                signedOut: signedOut, problem: { sink.yield(.problem($0)) })
             var saved = 0
             for await update in updates {
                 switch update {

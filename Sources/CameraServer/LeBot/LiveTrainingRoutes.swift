@@ -139,24 +139,10 @@ extension CameraCoreServer {
             sink.finish()
         }
         await send(LiveNote(type: "started", rim: rim?.argument))
-        let lastInput = Stamp()
-        let (maxSeconds, idleSeconds) = (configuration.captureMaxSeconds, configuration.captureIdleSeconds)
         await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                defer { pipe.finishInput() }
-                if let problem = try await BrowserStream.receive(
-                    inbound, into: pipe.write, lastInput: lastInput, noun: "training session")
-                {
-                    sink.yield(.problem(problem))
-                }
-            }
-            group.addTask {
-                let problem = try await BrowserStream.limit(
-                    lastInput: lastInput, maxSeconds: maxSeconds, idleSeconds: idleSeconds, noun: "training session",
-                    signedOut: signedOut)
-                sink.yield(.problem(problem))
-                pipe.finishInput()
-            }
+            feed(
+                &group, inbound, into: pipe.write, finish: pipe.finishInput, noun: "training session",
+                signedOut: signedOut, problem: { sink.yield(.problem($0)) })
             for await update in updates {
                 switch update {
                 case .rim(let found):
