@@ -48,7 +48,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         analyzer.rimFound = found
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
-        var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "apex above rim", "why"])
+        var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "depth", "arc above rim", "why"])
         let analysis: WorkoutAnalysis
         var annotator: ShotAnnotator?
         do {
@@ -111,7 +111,8 @@ struct AnalyzeCommand: AsyncParsableCommand {
         [
             String(shot.number), clock(shot.releaseTime), shot.outcome.rawValue,
             shot.entryAngle.map { "\(Int($0.rounded()))°" } ?? "-",
-            "\(Int((shot.apexHeight * 100).rounded())) % of frame", shot.reason,
+            shot.depth.map { "\(Int($0.rounded())) in" } ?? "-",
+            shot.arcFeet.map { "\(String(format1: $0)) ft" } ?? "-", shot.reason,
         ]
     }
 }

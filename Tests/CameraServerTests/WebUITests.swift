@@ -875,6 +875,12 @@ struct WebUITests {
             #expect(spoken.count == outcomes.count, "\(spoken)")
             #expect(
                 spoken.allSatisfy { ($0.hasPrefix("Make. ") || $0.hasPrefix("Miss. ")) && $0.count > 10 }, "\(spoken)")
+            // Noah's numbers come first for every make (it came down through the rim line).
+            #expect(
+                spoken.filter { $0.hasPrefix("Make. ") }.allSatisfy {
+                    $0.contains(" degrees, ") && $0.contains(" inches ")
+                },
+                "\(spoken)")
             // Decided to tip ready: well inside a second (local tips; no Gemini key on this server).
             let waits =
                 try await browser.run(

@@ -5,10 +5,18 @@ import Foundation
 import LeBotKit
 import Testing
 
-/// Runs the built `lebot` next to the test bundle.
-func lebot(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let run = try SiblingTool.run("lebot", arguments)
-    return (run.status, run.stdout, run.stderr)
+/// Runs the built `lebot` next to the test bundle, on a thread of its own: waiting for it must not
+/// hold one of Swift's few cooperative threads, which this process's test servers need to answer it.
+func lebot(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(
+                with: Result {
+                    let run = try SiblingTool.run("lebot", arguments)
+                    return (run.status, run.stdout, run.stderr)
+                })
+        }
+    }
 }
 
 /// Every frame of a video (or one image) as 240×136 grey bytes, decoded by ffmpeg.
@@ -29,10 +37,10 @@ extension BasketballCorpus.Video {
 }
 
 @Suite(.serialized) struct LeBotCommandTests {
-    @Test func analyzePrintsShotsAsJSONAndDrawsTheChart() throws {
+    @Test func analyzePrintsShotsAsJSONAndDrawsTheChart() async throws {
         let video = try Corpus.videos.get()[1]
         let chart = Corpus.folder + "/chart.svg"
-        let run = try lebot(["analyze", video.path, "--rim", video.rimArgument, "--json", "--chart", chart])
+        let run = try await lebot(["analyze", video.path, "--rim", video.rimArgument, "--json", "--chart", chart])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
         let shots = video.events.filter(\.kind.isShot)
@@ -43,7 +51,7 @@ extension BasketballCorpus.Video {
         #expect(svg.components(separatedBy: "class=\"shot miss\"").count - 1 == shots.filter { !$0.made }.count)
         let png = Corpus.folder + "/chart.png"
         let annotated = Corpus.folder + "/annotated.mp4"
-        let drawn = try lebot([
+        let drawn = try await lebot([
             "analyze", video.path, "--rim", video.rimArgument, "--chart", png, "--annotate", annotated,
         ])
         #expect(drawn.status == 0, "\(drawn.stderr)")
@@ -63,7 +71,7 @@ extension BasketballCorpus.Video {
     @Test func liveGivesEveryShotATipFromGeminiOrLocally() async throws {
         let video = try Corpus.videos.get()[2]
         let shots = video.events.filter(\.kind.isShot).count
-        let local = try lebot(["live", video.path, "--rim", video.rimArgument, "--quiet", "--json"])
+        let local = try await lebot(["live", video.path, "--rim", video.rimArgument, "--quiet", "--json"])
         #expect(local.status == 0, "\(local.stderr)")
         let lines = local.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -78,7 +86,7 @@ extension BasketballCorpus.Video {
         try await server.start()
         defer { server.stop() }
         // The development path: Gemini directly with a key (through our server: CameraServerTests).
-        let coached = try lebot([
+        let coached = try await lebot([
             "live", video.path, "--rim", video.rimArgument, "--quiet", "--json", "--api-key", server.apiKey,
             "--gemini-live-url", server.liveBase, "--gemini-url", server.restBase,
         ])
@@ -107,32 +115,32 @@ extension BasketballCorpus.Video {
             let best = frames.indices.min { difference(frames[$0], picture) < difference(frames[$1], picture) } ?? 0
             #expect(abs(Double(best) * period - moment) <= 1.5 * period, "frame \(best) sent for \(moment) s")
         }
-        let both = try lebot([
+        let both = try await lebot([
             "live", video.path, "--rim", video.rimArgument, "--api-key", "k", "--proxy", "http://127.0.0.1:9",
         ])
         #expect(both.status != 0 && both.stderr.contains("not both"))
     }
 
-    @Test func badInputIsNamedAndNothingCrashes() throws {
-        let missing = try lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "0.8,0.4,0.1,0.02"])
+    @Test func badInputIsNamedAndNothingCrashes() async throws {
+        let missing = try await lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "0.8,0.4,0.1,0.02"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("workout.mp4"))
-        let badRim = try lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "2,0.4,0.1"])
+        let badRim = try await lebot(["analyze", "/nonexistent/workout.mp4", "--rim", "2,0.4,0.1"])
         #expect(badRim.status != 0)
         #expect(badRim.stderr.contains("x,y,width,height"))
         let tipsFile = Corpus.folder + "/bad-tips.json"
         try Data(#"{"tips": [], "makes": ["ok"]}"#.utf8).write(to: URL(fileURLWithPath: tipsFile))
-        let tips = try lebot(["tips", "validate", tipsFile])
+        let tips = try await lebot(["tips", "validate", tipsFile])
         #expect(tips.status != 0)
         #expect(tips.stderr.contains("\"tips\" is empty") && tips.stderr.contains("\"misses\" is missing"))
-        let shown = try lebot(["tips", "show"])
+        let shown = try await lebot(["tips", "show"])
         let shownFile = Corpus.folder + "/shown.json"
         try Data(shown.stdout.utf8).write(to: URL(fileURLWithPath: shownFile))
-        #expect(try lebot(["tips", "validate", shownFile]).status == 0)
+        #expect(try await lebot(["tips", "validate", shownFile]).status == 0)
         // A file that is not a video.
         let junk = Corpus.folder + "/junk.mp4"
         try Data(repeating: 7, count: 5000).write(to: URL(fileURLWithPath: junk))
-        let garbage = try lebot(["analyze", junk, "--rim", "0.8,0.4,0.1,0.02"])
+        let garbage = try await lebot(["analyze", junk, "--rim", "0.8,0.4,0.1,0.02"])
         #expect(garbage.status != 0 && garbage.status != 134 && garbage.status < 128)
     }
 }

@@ -28,13 +28,13 @@ enum RimSeeds {
 
     /// Runs `lebot analyze --json` without `--rim` on each video and scores the rim it found and
     /// the shots it judged with that rim.
-    func score(_ videos: [BasketballCorpus.Video]) throws -> (
+    func score(_ videos: [BasketballCorpus.Video]) async throws -> (
         found: Int, attempts: Int, detected: Int, correct: Int, extra: Int, lines: [String]
     ) {
         var (found, attempts, detected, correct, extra) = (0, 0, 0, 0, 0)
         var lines: [String] = []
         for video in videos {
-            let run = try lebot(["analyze", video.path, "--json"])
+            let run = try await lebot(["analyze", video.path, "--json"])
             guard run.status == 0, let data = run.stdout.data(using: .utf8),
                 let analysis = try? JSONDecoder().decode(WorkoutAnalysis.self, from: data)
             else {
@@ -57,9 +57,9 @@ enum RimSeeds {
     }
 
     /// Every rim found, ≥ 90 % of shots detected and ≥ 90 % of those judged right, nothing extra.
-    func check(_ seeds: [UInt64], _ name: String) throws {
+    func check(_ seeds: [UInt64], _ name: String) async throws {
         let videos = try corpus(seeds, name)
-        let scored = try score(videos)
+        let scored = try await score(videos)
         print("\(name) seeds:\n" + scored.lines.joined(separator: "\n"))
         #expect(scored.found == videos.count, "\(scored.lines)")
         #expect(Double(scored.detected) >= 0.9 * Double(scored.attempts), "\(scored.lines)")
@@ -67,17 +67,17 @@ enum RimSeeds {
         #expect(scored.extra == 0, "\(scored.lines)")
     }
 
-    @Test func findsTheRimWhereverTheHoopStandsOnTuningSeeds() throws {
-        try check(RimSeeds.tuning, "tuning")
+    @Test func findsTheRimWhereverTheHoopStandsOnTuningSeeds() async throws {
+        try await check(RimSeeds.tuning, "tuning")
     }
 
     /// Scored once, after tuning ended on the seeds above (6/6 rims, 24/24 shots right), so a
     /// finder that gets worse on layouts it was not tuned on fails.
-    @Test func heldOutSeedsScoredOnlyAtTheEnd() throws {
-        try check(RimSeeds.heldOut, "held-out")
+    @Test func heldOutSeedsScoredOnlyAtTheEnd() async throws {
+        try await check(RimSeeds.heldOut, "held-out")
     }
 
-    @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() throws {
+    @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {
         // A still orange shelf (flat, like a rim, but no net and no board) and a ball flying past.
         let path = Corpus.folder + "/no-hoop.mp4"
         _ = try Subprocess.run(
@@ -89,10 +89,10 @@ enum RimSeeds {
                 "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
             ])
         #expect(try RimFinder().find(in: path) == nil)
-        let run = try lebot(["analyze", path])
+        let run = try await lebot(["analyze", path])
         #expect(run.status != 0)
         #expect(run.stderr.contains("no hoop found") && run.stderr.contains("--rim"), "\(run.stderr)")
         // The same video with the rim given is analysed (nothing to find, but no error).
-        #expect(try lebot(["analyze", path, "--rim", "0.47,0.32,0.11,0.02"]).status == 0)
+        #expect(try await lebot(["analyze", path, "--rim", "0.47,0.32,0.11,0.02"]).status == 0)
     }
 }

@@ -49,11 +49,25 @@ struct Scored {
         var found = 0
         var correct = 0
         var extra = 0
+        var depthProblems = 0
         var report: [String] = []
         for video in videos {
             let rim = try RimCalibration(x: video.rim[0], y: video.rim[1], width: video.rim[2], height: video.rim[3])
             let analysis = try WorkoutAnalyzer(rim: rim).analyze(video.path)
             let scored = Scored(truth: video.events, shots: analysis.shots)
+            // Noah's depth: a make comes down inside the 18 in rim (±9 in of its centre); a ball
+            // that came down in front of the rim is short of it.
+            for shot in analysis.shots {
+                if shot.outcome == .make, let depth = shot.depth, abs(depth) > 10 {
+                    report.append("\(video.path): make at \(shot.releaseTime) with depth \(depth) in")
+                    depthProblems += 1
+                }
+                if shot.reason == "came down in front of the rim", let depth = shot.depth, depth > -8 {
+                    report.append("\(video.path): short miss at \(shot.releaseTime) with depth \(depth) in")
+                    depthProblems += 1
+                }
+                if shot.outcome == .make, shot.depth == nil || shot.arcFeet ?? 0 <= 0 { depthProblems += 1 }
+            }
             attempts += scored.attempts
             found += scored.found
             correct += scored.correct
@@ -76,5 +90,6 @@ struct Scored {
         #expect(accuracy >= 0.95, "\(report.joined(separator: "\n"))")
         // Dribbles and passes are not shots.
         #expect(extra == 0, "\(report.joined(separator: "\n"))")
+        #expect(depthProblems == 0, "\(report.joined(separator: "\n"))")
     }
 }

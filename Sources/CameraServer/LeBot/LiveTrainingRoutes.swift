@@ -28,6 +28,9 @@ struct LiveNote: Encodable {
     var tip: String?
     var tipSource: String?
     var entryAngle: Double?
+    /// Inches past the rim's centre (negative: short), and Noah's numbers in words.
+    var depth: Double?
+    var numbers: String?
     var attempts: Int?
     var makes: Int?
     var streak: Int?
@@ -155,7 +158,8 @@ extension CameraCoreServer {
                         LiveNote(
                             type: "shot", number: report.shot.number, outcome: report.shot.outcome.rawValue,
                             reason: report.shot.reason, tip: report.tip, tipSource: report.tipSource,
-                            entryAngle: report.shot.entryAngle, attempts: report.stats.attempts,
+                            entryAngle: report.shot.entryAngle, depth: report.shot.depth,
+                            numbers: report.shot.numbersInWords, attempts: report.stats.attempts,
                             makes: report.stats.makes, streak: report.stats.streak,
                             answerSeconds: report.answerSeconds))
                 case .problem(let message):

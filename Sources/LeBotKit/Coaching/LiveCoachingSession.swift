@@ -135,7 +135,9 @@ public final class LiveCoachingSession {
                     try? session.analysisFinished(answer.response, at: time)
                     report(shot, answer)
                     if let speaker, let tip = answer.response.tip {
-                        try? speaker.speak(tip, style: .forOutcome(shot.outcome))
+                        // The numbers first (short), then the coach's tip.
+                        let numbers = shot.numbersInWords.map { "\($0). " } ?? ""
+                        try? speaker.speak(numbers + tip, style: .forOutcome(shot.outcome))
                     }
                 }
             })
@@ -153,24 +155,30 @@ public final class LiveCoachingSession {
 /// up on the decoding thread, at media time, by the next frame.
 final class BackgroundCoach: Sendable {
     private let chain: FallbackShotAnalyzer
-    private let state:
-        Mutex<(tips: CoachingTipsManager, answers: [(ShotEvent, FallbackShotAnalyzer.Answer)], pending: Int)>
+    struct State {
+        var tips: CoachingTipsManager
+        var answers: [(ShotEvent, FallbackShotAnalyzer.Answer)] = []
+        /// Shots asked about and not answered yet, by number, with the streak they were asked with.
+        var pending: [Int: (shot: ShotEvent, streak: Int)] = [:]
+    }
+    private let state: Mutex<State>
 
     init(chain: FallbackShotAnalyzer, tips: CoachingTipsManager) {
         self.chain = chain
-        state = Mutex((tips, [], 0))
+        state = Mutex(State(tips: tips))
     }
 
     func ask(shot: ShotEvent, images: [[UInt8]], streak: Int) {
-        state.withLock { $0.pending += 1 }
+        state.withLock { $0.pending[shot.number] = (shot, streak) }
         let request = ShotAnalysisRequest(shot: shot, images: images)
         Task {
             var tips = state.withLock { $0.tips }
             let answer = await chain.analyze(request, shot: shot, tips: &tips, streak: streak)
             state.withLock {
+                // Answered already (locally, when the session ended first): keep that one.
+                guard $0.pending.removeValue(forKey: shot.number) != nil else { return }
                 $0.tips = tips
                 $0.answers.append((shot, answer))
-                $0.pending -= 1
             }
         }
     }
@@ -182,12 +190,31 @@ final class BackgroundCoach: Sendable {
         }
     }
 
-    /// Waits for outstanding answers (at most 10 s) and returns them.
-    func drain() -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.withLock({ $0.pending }) > 0, ContinuousClock.now < deadline {
+    /// Waits for outstanding answers (at most `seconds`) and returns them; shots still unanswered
+    /// then get a local tip, so every shot is reported.
+    func drain(seconds: Double = 10) -> [(ShotEvent, FallbackShotAnalyzer.Answer)] {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !state.withLock({ $0.pending.isEmpty }), ContinuousClock.now < deadline {
             usleep(20_000)
         }
-        return takeAnswers()
+        return state.withLock { state in
+            for (_, waiting) in state.pending.sorted(by: { $0.key < $1.key }) {
+                let shot = waiting.shot
+                let tip = state.tips.tip(
+                    for: CoachingContext(
+                        outcome: shot.outcome, streak: waiting.streak, entryAngle: shot.entryAngle,
+                        reason: shot.reason))
+                state.answers.append(
+                    (
+                        shot,
+                        FallbackShotAnalyzer.Answer(
+                            response: ShotAnalysisResponse(outcome: shot.outcome, tip: tip), source: nil,
+                            errors: [.timedOut], seconds: seconds)
+                    ))
+            }
+            state.pending = [:]
+            defer { state.answers = [] }
+            return state.answers.sorted { $0.0.number < $1.0.number }
+        }
     }
 }

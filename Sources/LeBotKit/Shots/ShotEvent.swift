@@ -40,13 +40,21 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     public var entryAngle: Double?
     /// Apex above the rim line, as a fraction of the frame height.
     public var apexHeight: Double
+    /// Where the ball came down through the rim line, inches past the rim's centre (negative:
+    /// short of it), measured along the line from the shooter; side views only. Noah's ideal is
+    /// about 11 in (2 in behind the centre of an 18 in rim counts as "deep").
+    public var depth: Double?
+    /// The apex above the rim, feet (the rim seen edge-on is 18 in across).
+    public var arcFeet: Double?
     public var trajectory: Trajectory?
 
     public init(
         number: Int, releaseTime: Double, apexTime: Double, rimTime: Double?, decidedTime: Double,
         outcome: ShotOutcome, reason: String, releasePoint: NormalizedPoint, entryAngle: Double?, apexHeight: Double,
-        trajectory: Trajectory?
+        trajectory: Trajectory?, depth: Double? = nil, arcFeet: Double? = nil
     ) {
+        self.depth = depth
+        self.arcFeet = arcFeet
         self.number = number
         self.releaseTime = releaseTime
         self.apexTime = apexTime
@@ -58,5 +66,19 @@ public struct ShotEvent: Sendable, Codable, Equatable {
         self.entryAngle = entryAngle
         self.apexHeight = apexHeight
         self.trajectory = trajectory
+    }
+}
+
+extension ShotEvent {
+    /// Noah's numbers in words, for speech and lists: "46 degrees, 3 inches deep" (nil when the
+    /// view gave none).
+    public var numbersInWords: String? {
+        var parts: [String] = []
+        if let entryAngle { parts.append("\(Int(entryAngle.rounded())) degrees") }
+        if let depth {
+            let inches = Int(depth.rounded())
+            parts.append(inches >= 0 ? "\(inches) inches deep" : "\(-inches) inches short")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 }

@@ -43,6 +43,8 @@ public final class ShotEventDetector {
         var started: Double
         var points: [BallObservation]
         var crossing: (time: Double, angle: Double)?
+        /// Where it last came down through the rim line, pixels.
+        var crossingX: Double?
         var lastSeen: Double
     }
 
@@ -57,6 +59,8 @@ public final class ShotEventDetector {
     var rimRight: Double { (rim.x + rim.width) * width }
     var rimWidth: Double { rim.width * width }
     var rimLine: Double { (rim.y + rim.height / 2) * height }
+    /// A regulation rim is 18 in across; seen from the side, that is its width in the picture.
+    var inchesPerPixel: Double { 18 / max(rimWidth, 1) }
 
     func inUpZone(_ ball: BallObservation) -> Bool {
         let margin = configuration.zoneMargin * rimWidth
@@ -160,7 +164,7 @@ public final class ShotEventDetector {
         }
         return Attempt(
             track: ball.track, release: points[releaseIndex], apex: points[apexIndex], started: time,
-            points: Array(points[releaseIndex...]), crossing: nil, lastSeen: time)
+            points: Array(points[releaseIndex...]), crossing: nil, crossingX: nil, lastSeen: time)
     }
 
     /// Moves the attempt on by one observation; returns the outcome once decided.
@@ -189,6 +193,7 @@ public final class ShotEventDetector {
         }
         if previous.y < rimLine, ball.y >= rimLine {
             let x = crossingX(previous, ball, attempt: attempt)
+            attempt.crossingX = x
             let dx = abs(ball.x - previous.x)
             let dy = ball.y - previous.y
             let angle = atan2(dy, max(dx, 1e-6)) * 180 / .pi
@@ -240,6 +245,11 @@ public final class ShotEventDetector {
             decidedTime: time, outcome: outcome, reason: reason,
             releasePoint: NormalizedPoint(x: attempt.release.x / width, y: attempt.release.y / height),
             entryAngle: attempt.crossing?.angle, apexHeight: (rimLine - attempt.apex.y) / height,
-            trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])))
+            trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
+            depth: attempt.crossingX.map { x in
+                // Along the line from the shooter: past the centre is deep.
+                let centre = (rimLeft + rimRight) / 2
+                return (x - centre) * (attempt.release.x < centre ? 1 : -1) * inchesPerPixel
+            }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12)
     }
 }

@@ -76,8 +76,10 @@ function handle(current, note) {
       $("live-tip").textContent = note.tip || "";
       $("live-shots").prepend(el("li", { class: note.outcome, "data-outcome": note.outcome, "data-answer-seconds": String(note.answerSeconds) },
         el("strong", { text: `Shot ${note.number}: ${outcome}` }), " ",
+        el("span", { class: "muted", text: note.numbers ? `(${note.numbers})` : "" }), " ",
         el("span", { class: "grow", text: note.tip || "" })));
-      speak(`${outcome}. ${note.tip || ""}`);
+      // The numbers first (short), then the coach's tip.
+      speak(`${outcome}. ${note.numbers ? `${note.numbers}. ` : ""}${note.tip || ""}`);
       break;
     }
     case "warning":
