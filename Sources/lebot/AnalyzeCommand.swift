@@ -34,7 +34,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
             (calibration, found) = try RimFinder().resolve(
                 given: try rim.map { text throws(MediaError) in try RimCalibration(parsing: text) }, video: video)
         } catch {
-            guard error.operation == "find the rim" else { throw ValidationError(error.message) }
+            guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
             throw ValidationError(
                 "\(video): \(error.message). Give the rim with --rim x,y,width,height (fractions of the frame), e.g. 0.85,0.42,0.08,0.02."
             )

@@ -269,15 +269,7 @@ struct LeBotService: Sendable {
 
     func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {
         // Without ?rim= the rim is found in the video.
-        var asked: RimCalibration?
-        if let text = request.uri.queryParameters.get("rim") {
-            do {
-                asked = try RimCalibration(parsing: text)
-            } catch {
-                throw APIError(.badRequest, "rim: \(error.message)")
-            }
-        }
-        let given = asked
+        let given = try Self.rim(request)
         try checkRoomForWorkout(user: userID)
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
@@ -312,7 +304,7 @@ struct LeBotService: Sendable {
         } catch let error as MediaError where error.kind == .cancelled {
             unlink(video)
             throw APIError(.conflict, "the analysis was cancelled; nothing was saved")
-        } catch let error as MediaError where error.operation == "find the rim" {
+        } catch let error as MediaError where error.operation == RimFinder.operation {
             unlink(video)
             throw APIError(
                 .unprocessableContent, "\(error.message): tap the rim in the picture (or give ?rim=x,y,w,h)")

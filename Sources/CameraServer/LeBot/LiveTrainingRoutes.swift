@@ -77,16 +77,9 @@ extension CameraCoreServer {
                     "Live training from the phone's camera: WebM chunks in (binary messages, {\"type\":\"stop\"} ends), the rim, each shot with its tip and the saved workout out (?rim=x,y,w,h, default: found)"
             ) { request, context in
                 let user = try context.user()
-                var asked: RimCalibration?
-                if let text = request.uri.queryParameters.get("rim") {
-                    do {
-                        asked = try RimCalibration(parsing: text)
-                    } catch {
-                        throw APIError(.badRequest, "rim: \((error as? MediaError)?.message ?? "not x,y,w,h")")
-                    }
-                }
+                let rim = try LeBotService.rim(request)
                 try self.lebot.checkRoomForWorkout(user: user)
-                let (rim, session) = (asked, context.sessionID ?? "")
+                let session = context.sessionID ?? ""
                 return { inbound, outbound in
                     try await self.liveTraining(
                         inbound: inbound, outbound: outbound, user: user, rim: rim,
@@ -181,7 +174,7 @@ extension CameraCoreServer {
                 case .finished(.failure(let error)):
                     logger.info("live training for \(user) ended: \(error)")
                     let message =
-                        error.operation == "find the rim"
+                        error.operation == RimFinder.operation
                         ? "LeBot could not find the hoop: point the camera so the rim, net and board are in view (or mark the rim), then start again"
                         : "the camera stream could not be read as a WebM video (\(error.kind))"
                     await send(LiveNote(type: "error", message: message))
@@ -194,6 +187,16 @@ extension CameraCoreServer {
 }
 
 extension LeBotService {
+    /// The rim the caller gave as `?rim=x,y,w,h` (nil: find it); 400 naming what is wrong.
+    static func rim(_ request: Request) throws -> RimCalibration? {
+        guard let text = request.uri.queryParameters.get("rim") else { return nil }
+        do {
+            return try RimCalibration(parsing: String(text))
+        } catch {
+            throw APIError(.badRequest, "rim: \(error.message)")
+        }
+    }
+
     /// Throws 409 when the account holds as many workouts as it may.
     func checkRoomForWorkout(user: String) throws {
         let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: user))) ?? []

@@ -76,14 +76,18 @@ public struct RimFinder: Sendable {
         rim: RimCalibration, found: Result?
     ) {
         if let given { return (given, nil) }
-        guard let found = try find(in: path) else {
-            throw MediaError(
-                .invalidArgument, operation: "find the rim",
-                message:
-                    "no hoop found in the first \(Int(seconds)) s (a still orange rim with a net or backboard)"
-            )
-        }
+        guard let found = try find(in: path) else { throw Self.noHoop(seconds: seconds) }
         return (found.rim, found)
+    }
+
+    /// The `operation` of every error that means "no rim": callers ask the user for one.
+    public static let operation = "find the rim"
+
+    /// No hoop was clear in the first `seconds` of the video.
+    public static func noHoop(seconds: Double) -> MediaError {
+        MediaError(
+            .invalidArgument, operation: operation,
+            message: "no hoop found in the first \(Int(seconds)) s (a still orange rim with a net or backboard)")
     }
 
     /// Counts, per chroma pixel, the sampled frames in which it was orange and in which it was

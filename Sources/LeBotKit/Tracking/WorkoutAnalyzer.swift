@@ -160,10 +160,7 @@ public struct WorkoutAnalyzer: Sendable {
         func findRim(final: Bool) throws(MediaError) {
             guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
                 guard final || finder.frames >= 40 else { return }
-                throw MediaError(
-                    .invalidArgument, operation: "find the rim",
-                    message:
-                        "no hoop found in the first \(Int(rimWarmUp)) s (a still orange rim with a net or backboard)")
+                throw RimFinder.noHoop(seconds: rimWarmUp)
             }
             rim = result.rim
             rimFound = result
@@ -214,7 +211,7 @@ public struct WorkoutAnalyzer: Sendable {
         }
         progress(1)
         guard let rim else {
-            throw MediaError(.invalidArgument, operation: "find the rim", message: "the video has no frames")
+            throw MediaError(.invalidArgument, operation: RimFinder.operation, message: "the video has no frames")
         }
         var analysis = WorkoutAnalysis(
             source: path, rim: rim, duration: lastTime, frames: frames, shots: shots,
