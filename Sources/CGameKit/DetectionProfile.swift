@@ -35,10 +35,14 @@ public protocol DetectionProfile: Sendable {
     func debounce(for type: String) -> Double
     /// The events announced by these lines of text.
     func events(in observations: [TextObservation]) -> [EventMatch]
+    /// The folded words every line of an event type shares (its keywords: "you", "fragged"), which
+    /// say nothing about which line it is (default: none).
+    func announcingWords(for type: String) -> Set<String>
 }
 
 extension DetectionProfile {
     public func debounce(for type: String) -> Double { debounce }
+    public func announcingWords(for type: String) -> Set<String> { [] }
 
     /// The spec's entry point: whether these observations announce any event.
     public func didDetectEvent(from observations: [TextObservation]) -> Bool {
@@ -172,6 +176,11 @@ public struct GameProfile: DetectionProfile, Codable {
     /// The debounce window of an event type.
     public func debounce(for type: String) -> Double {
         events.first { $0.type == type }?.debounce ?? debounce
+    }
+
+    /// The words of an event type's keywords.
+    public func announcingWords(for type: String) -> Set<String> {
+        Set(matchers.rules.filter { $0.rule.type == type }.flatMap { $0.keywords.joined() })
     }
 }
 

@@ -131,9 +131,11 @@ public final class EventDetector: Sendable {
         /// The readings paired with the line since it was confirmed (OCR reads one line several ways
         /// over moving scenery); a reading like any of them is the line.
         var variants: [[String]] = []
-        /// What the line said before a reading replaced it: reading one of these again is the line
-        /// coming back into view after a misreading, not a new event.
+        /// What the line said before a reading replaced it, until `earlierUntil`: reading one of
+        /// these again soon after is the line coming back into view after a misreading, not a new
+        /// event (later, it is the same victim fragged again).
         var earlier: [[String]] = []
+        var earlierUntil = MediaTime.zero
 
         /// The readings a new reading is compared with.
         var readings: [[String]] {
@@ -141,10 +143,11 @@ public final class EventDetector: Sendable {
             return variants
         }
 
-        /// The line is now `reading`, agreed with its candidate's reading.
-        mutating func settle(on reading: [String], agreeing candidate: [String]) {
+        /// The line is now `reading`, agreed with its candidate's reading (nil: a reading without
+        /// the name, which is not kept to compare with).
+        mutating func settle(on reading: [String], agreeing candidate: [String]?) {
             words = reading
-            variants = [candidate]
+            variants = candidate.map { [$0] } ?? []
             remember(reading)
             self.candidate = nil
         }
@@ -318,16 +321,35 @@ public final class EventDetector: Sendable {
         return abs(centreA - centreB) < max(a.height, b.height) / 2
     }
 
+    /// How long after a line was replaced its old text read again is taken for the old line seen
+    /// through a misreading. A victim fragged again after another frag is shown later than this:
+    /// a player respawns 1.7 s after dying in Quake III-engine games.
+    static let misreadingSeconds = 1.5
+    /// How long a new line read without its name waits for a reading with it before it is an event
+    /// anyway.
+    static let nameWaitSeconds = 0.5
+
+    /// Whether a reading holds nothing but its event type's keywords (no name).
+    private func isBare(_ words: [String], type: String) -> Bool {
+        let announcing = profile.announcingWords(for: type)
+        guard !announcing.isEmpty else { return false }
+        return words.filter { $0.count > 1 }.allSatisfy { word in
+            announcing.contains(word)
+                || (word.count >= 4 && announcing.contains { TextFolding.similarity(word, $0) >= 0.75 })
+        }
+    }
+
     /// Whether `match` is where `line` was a moment ago, and the line had not gone.
     private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
         Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastSeen).seconds <= options.continuity
     }
 
     /// Reports the event a line's first reading announced, with the text of the reading that
-    /// confirmed it when that one reads with more confidence.
+    /// confirmed it when that one reads with more confidence or the first had no name.
     private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent]) {
         var event = first
-        if reading.confidence > first.confidence {
+        let firstWords = TextFolding.words(TextFolding.fold(first.text))
+        if reading.confidence > first.confidence || isBare(firstWords, type: first.type) {
             event.text = reading.text
             event.confidence = reading.confidence
         }
@@ -377,11 +399,22 @@ public final class EventDetector: Sendable {
                 type: match.type, text: match.text, confidence: match.confidence, time: now, frame: result.frame)
             // A recent line that reads the same (or a new line's first reading): preferably the one
             // in this place, else elsewhere (a feed that scrolls, a print that faded out and in).
+            // A reading with the keywords only ("you fragged": the name not read as a print fades in
+            // or over bright scenery) is like every line of its kind: it keeps the line in its place
+            // (else the latest) on screen, never vouches for a line's identity, and confirms only a
+            // new line read that way too.
+            let bare = isBare(words, type: match.type)
             var paired: Int?
             var best = -1.0
             let joined = words.joined(separator: " ")
             for (index, line) in state.recent.enumerated() where line.type == match.type && !taken.contains(index) {
-                let alike = line.readings.filter { TextFolding.sameLine(words, $0) }
+                if bare {
+                    let score = isInPlace(line, match, now) ? 2 : 1 - (now - line.lastSeen).seconds / 1000
+                    if score > best { (paired, best) = (index, score) }
+                    continue
+                }
+                let named = line.readings.filter { !isBare($0, type: line.type) }
+                let alike = (named.isEmpty ? line.readings : named).filter { TextFolding.sameLine(words, $0) }
                 guard !alike.isEmpty else { continue }
                 let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0
                 let score = isInPlace(line, match, now) ? 2 + similarity : similarity
@@ -392,11 +425,20 @@ public final class EventDetector: Sendable {
                     // A new line read the same way twice — in two pictures, or confidently in a picture
                     // shown again (a game drawing fewer frames than are sampled repeats its misreadings
                     // too): its event, from its first reading.
-                    if !result.repeated || match.confidence >= options.replacementConfidence {
+                    let candidateBare = isBare(candidate.words, type: match.type)
+                    if bare && (!candidateBare || (now - candidate.event.time).seconds < Self.nameWaitSeconds) {
+                        // Wait for a reading with the name (a print whose name never reads is an event
+                        // without it after a while).
+                    } else if !result.repeated || match.confidence >= options.replacementConfidence {
                         confirm(candidate.event, reading: match, into: &state.ready)
-                        state.recent[index].settle(on: words, agreeing: candidate.words)
+                        state.recent[index].settle(on: words, agreeing: candidateBare ? nil : candidate.words)
                     }
-                } else {
+                } else if !bare {
+                    if let settled = state.recent[index].words, isBare(settled, type: match.type) {
+                        // A line whose name was never read, now read in full.
+                        state.recent[index].words = words
+                        state.recent[index].variants.removeAll { isBare($0, type: match.type) }
+                    }
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
                 }
@@ -408,7 +450,7 @@ public final class EventDetector: Sendable {
                 // reading agrees (its event began with the first different reading), else a misreading.
                 paired = index
                 let line = state.recent[index]
-                if line.earlier.contains(where: { TextFolding.sameLine(words, $0) }) {
+                if now <= line.earlierUntil, line.earlier.contains(where: { TextFolding.sameLine(words, $0) }) {
                     // What it said before the last replacement: it was that line all along.
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
@@ -418,7 +460,8 @@ public final class EventDetector: Sendable {
                     // Confirmed by a second picture; the same picture shown again proves nothing.
                     if !result.repeated {
                         confirm(candidate.event, reading: match, into: &state.ready)
-                        state.recent[index].earlier += line.variants
+                        state.recent[index].earlier = line.variants.filter { !isBare($0, type: match.type) }
+                        state.recent[index].earlierUntil = now + MediaTime(seconds: Self.misreadingSeconds)
                         state.recent[index].settle(on: words, agreeing: candidate.words)
                     }
                 } else {

@@ -331,6 +331,32 @@ struct EventIdentityTests {
         #expect(try events(script, every: 0.1) == [major])
     }
 
+    // What a live OpenArena match showed in a CI run (stop 26): the followed bot fragging every
+    // 1–6 s for 40 s, so its centre print never left the screen, the same victims again and again,
+    // and now and then a reading without the name. Every frag after the first 52 s was lost.
+    @Test("a 40-s frenzy of frags whose centre prints never leave the screen: every frag is an event")
+    func aFrenzyOfFragsInOnePlace() throws {
+        let victims = ["Angelyss", "Grism", "Angelyss", "Major", "Angelyss", "Grism", "Kyonshi", "Major", "Grism"]
+        var script: [String?] = []
+        for victim in victims {
+            // 2 s of print at 10 readings a second: it fades in with the name unread, is read in
+            // full, and once loses the name again over scenery.
+            script += ["You fragged", "You fragged"]
+            script += Array(repeating: "You fragged \(victim)", count: 9)
+            script += ["You fragged"]
+            script += Array(repeating: "You fragged \(victim)", count: 8)
+        }
+        let named = try events(script, every: 0.1).map { String($0.split(separator: " ").last ?? "") }
+        #expect(named == victims)
+    }
+
+    @Test("a centre print whose name does not read for a second is still an event, and one event when it reads")
+    func aPrintWithoutAReadableName() throws {
+        let script: [String?] =
+            Array(repeating: "You fragged", count: 10) + Array(repeating: "You fragged Major", count: 5)
+        #expect(try events(script, every: 0.1) == ["You fragged"])
+    }
+
     @Test("a feed: lines that differ only in a name are two kills; a line that scrolls up is still one")
     func feedLinesDifferingInANameAndScrolling() throws {
         let first = "Grism was railed by Sarge"
