@@ -63,6 +63,18 @@ public enum ProfileLibrary {
             events: [.init(type: "Kill", keywords: ["you fragged"])]),
     ]
 
+    /// A profile's name as a file or URL name: accents dropped, lower-case letters and digits, words
+    /// joined by `-`, at most 64 characters ("Unknown Game" → `unknown-game`); nil when the name has
+    /// no Latin letter or digit.
+    public static func slug(_ name: String) -> String? {
+        let folded = TextFolding.fold(name)
+        let slug = folded.unicodeScalars.map {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) ? String($0).lowercased() : "-"
+        }
+        .joined().split(separator: "-").joined(separator: "-")
+        return slug.isEmpty ? nil : String(slug.prefix(64))
+    }
+
     /// Where users keep their own profiles.
     public static var userDirectory: String { CGamePaths.home + "/profiles" }
 

@@ -28,19 +28,22 @@ public enum RegionCalibrator {
         public var mediaSeconds: Double
     }
 
+    /// Frames read again band by band when no whole frame showed the keyword.
+    static let framesReadInBands = 3
+
     /// Scans `source` every `interval` seconds (at most `maxFrames` frames) for lines containing
     /// `keyword` (matched as a profile's keyword is: case, accents and one misread letter forgiven).
     ///
     /// - Throws: ``MediaError`` for a source that cannot be read or an OCR engine that cannot load.
     public static func scan(
         _ source: MediaSource, keyword: String, interval: Double = 1, maxFrames: Int = 180,
-        progress: ((Double) -> Void)? = nil
+        readerOptions: ReaderOptions = ReaderOptions(), progress: ((Double) -> Void)? = nil
     ) throws(MediaError) -> Result {
         let rule = GameProfile.EventRule(type: "match", keywords: [keyword], minimumConfidence: 0.3)
         let matcher = GameProfile(
             name: "calibration", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), events: [rule])
         let recognizer = try TesseractRecognizer()
-        let reader = try MediaReader(source)
+        let reader = try MediaReader(source, options: readerOptions)
         defer { reader.close() }
         guard let video = reader.videoStream else {
             throw MediaError(
@@ -55,24 +58,54 @@ public enum RegionCalibrator {
         var sightings: [Sighting] = []
         var scanned = 0
         var position = 0.0
+        // The first frames, read again band by band if the whole frames showed nothing (a screenshot
+        // over busy scenery: one small line among many colour edges).
+        var unread: [(time: Double, frame: VideoFrame)] = []
+        func look(in frame: VideoFrame, region: NormalizedRect, options: RecognitionOptions, time: Double)
+            throws(MediaError)
+        {
+            guard let prepared = try TextPreprocessor.prepare(frame, region: region, options: options) else { return }
+            for observation in try recognizer.recognize(prepared, options: options)
+            where !matcher.events(in: [observation]).isEmpty {
+                // Boxes come as fractions of the region read; a band's may be the whole band's height.
+                let box = NormalizedRect(
+                    x: region.x + observation.box.x * region.width, y: region.y + observation.box.y * region.height,
+                    width: observation.box.width * region.width, height: observation.box.height * region.height)
+                sightings.append(
+                    Sighting(time: time, text: observation.text, confidence: observation.confidence, box: box))
+            }
+        }
         func read(_ frame: VideoFrame) throws(MediaError) {
             let time = ((frame.pts ?? start) - start).seconds
             position = max(position, time)
             scanned += 1
             progress?(Double(scanned) / Double(maxFrames))
-            guard let prepared = try TextPreprocessor.prepare(frame, region: whole, options: options) else { return }
-            for observation in try recognizer.recognize(prepared, options: options)
-            where !matcher.events(in: [observation]).isEmpty {
-                sightings.append(
-                    Sighting(
-                        time: time, text: observation.text, confidence: observation.confidence, box: observation.box))
-            }
+            let before = sightings.count
+            try look(in: frame, region: whole, options: options, time: time)
+            if sightings.count == before, unread.count < Self.framesReadInBands { unread.append((time, frame)) }
         }
         reading: while scanned < maxFrames, let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
             for frame in try decoder.decode(sample) {
                 try read(frame)
                 if scanned >= maxFrames { break reading }
+            }
+        }
+        // A still picture (a screenshot) or the last frames of a video come out when the decoder drains.
+        if scanned < maxFrames {
+            for frame in try decoder.flush() where scanned < maxFrames { try read(frame) }
+        }
+        if sightings.isEmpty {
+            // Bands a tenth of the height tall, overlapping by half (so a line up to 5 % of the height
+            // lies whole in one), each read as one block of light text. The recogniser may give a
+            // band's whole height as the line's box, so bands are kept thin.
+            let band = RecognitionOptions(pageSegmentation: .singleBlock, polarity: .light)
+            for (time, frame) in unread {
+                for top in stride(from: 0.0, through: 0.9, by: 0.05) {
+                    try look(
+                        in: frame, region: NormalizedRect(x: 0, y: top, width: 1, height: 0.1), options: band,
+                        time: time)
+                }
             }
         }
         let proposal = propose(sightings)

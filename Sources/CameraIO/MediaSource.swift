@@ -124,4 +124,11 @@ extension ReaderOptions {
     public static var uploadedVideo: ReaderOptions {
         ReaderOptions(options: ["format_whitelist": "mov,mp4,m4a,matroska,webm", "protocol_whitelist": "file"])
     }
+
+    /// ``uploadedVideo``, or a screenshot: a PNG or JPEG picture.
+    public static var uploadedVideoOrPicture: ReaderOptions {
+        ReaderOptions(options: [
+            "format_whitelist": "mov,mp4,m4a,matroska,webm,png_pipe,jpeg_pipe", "protocol_whitelist": "file",
+        ])
+    }
 }

@@ -83,7 +83,7 @@ public final class CameraCoreServer: Sendable {
 
     /// Every route of the API.
     var routes: [Route] {
-        authRoutes + clipRoutes + captureRoutes + liveTrainingRoutes + lebot.routes(server: self)
+        authRoutes + clipRoutes + gameProfileRoutes + captureRoutes + liveTrainingRoutes + lebot.routes(server: self)
             + cameras.checkRoutes()
             + cameras.routes(server: self)
             + cameras.discoveryRoutes() + cameras.recordingRoutes(server: self) + cameras.thumbnailRoutes()

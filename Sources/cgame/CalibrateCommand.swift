@@ -121,9 +121,7 @@ struct CalibrateCommand: ParsableCommand {
 
     /// `My OpenArena` → `my-openarena.json`.
     static func fileName(_ name: String) -> String {
-        let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
-            .split(separator: "-").joined(separator: "-")
-        return (slug.isEmpty ? "profile" : slug) + ".json"
+        (ProfileLibrary.slug(name) ?? "profile") + ".json"
     }
 
     struct Report: Encodable {

@@ -149,6 +149,92 @@ struct AttackTests {
         #expect(workout.status == 400, "\(workout.status) \(workout.text)")
     }
 
+    @Test(
+        "teaching a game: hostile words, names, regions, playlists and sizes are refused with the field named; 20 games at most"
+    )
+    func teachingAGameAttacked() async throws {
+        let clip = try ServerMedia.clip.get()
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        func calibrate(_ keyword: String, _ body: [UInt8]) async throws -> TestServer.Reply {
+            let query = keyword.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return try await server.request(
+                .POST, "/api/profiles/calibrate?keyword=\(query)", token: user.token, body: body)
+        }
+        // The words: on one line, 2–60 characters.
+        for keyword in ["you\r\nfragged", "", "k", String(repeating: "a", count: 61), "!!!"] {
+            let reply = try await calibrate(keyword, clip)
+            #expect(reply.status == 400 && reply.text.contains("keyword"), "\(keyword.debugDescription): \(reply.text)")
+        }
+        // A playlist naming the user's own clip (FFmpeg would read it), and bytes that are no picture.
+        #expect(try await server.request(.PUT, "/api/clips/real", token: user.token, json: clipMetadata).status == 200)
+        #expect(try await server.request(.PUT, "/api/clips/real/file", token: user.token, body: clip).status == 200)
+        let playlist = Array("#EXTM3U\n#EXTINF:2.0,\n../../clips/\(user.id)/real.mp4\n#EXT-X-ENDLIST\n".utf8)
+        for body in [playlist, Array("GIF89a not really".utf8), []] {
+            let reply = try await calibrate("fragged", body)
+            #expect(reply.status == 400 && reply.text.contains("not a PNG or JPEG"), "\(reply.status) \(reply.text)")
+        }
+        // Larger than 64 MB: refused while it streams in.
+        let huge = try await calibrate("fragged", [UInt8](repeating: 0, count: 64 * 1024 * 1024 + 1))
+        #expect(huge.status == 413, "\(huge.status)")
+        // No upload is left behind.
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: server.directory + "/workouts/\(user.id)")) ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
+
+        func save(_ name: String, keyword: String = "you fragged", region: [String: Double]? = nil) async throws
+            -> TestServer.Reply
+        {
+            try await server.request(
+                .POST, "/api/profiles", token: user.token,
+                json: [
+                    "name": name, "keyword": keyword,
+                    "region": region ?? ["x": 0.1, "y": 0.2, "width": 0.5, "height": 0.1],
+                ])
+        }
+        for (name, status, field) in [
+            ("OpenArena", 409, "already knows"), ("q3", 409, "already knows"), ("Bad\r\nName", 400, "name"),
+            (String(repeating: "n", count: 41), 400, "name"), ("日本", 400, "letter"), ("  ", 400, "name"),
+        ] {
+            let reply = try await save(name)
+            #expect(reply.status == status && reply.text.contains(field), "\(name.debugDescription): \(reply.text)")
+        }
+        for region in [
+            ["x": 1.2, "y": 0.2, "width": 0.5, "height": 0.1], ["x": 0.6, "y": 0.2, "width": 0.5, "height": 0.1],
+            ["x": 0.1, "y": 0.2, "width": 0, "height": 0.1], ["x": -0.1, "y": 0.2, "width": 0.5, "height": 0.1],
+        ] {
+            let reply = try await save("Ok Game", region: region)
+            #expect(reply.status == 400 && reply.text.contains("region"), "\(region): \(reply.text)")
+        }
+        #expect(try await save("Ok Game", keyword: "a\nb").status == 400)
+        // Saving a name again replaces that game; a name too like it is refused, not merged.
+        #expect(try await save("Ok Game").status == 201)
+        #expect(try await save("Ok Game", keyword: "eliminated").status == 201)
+        let clash = try await save("ok-game")
+        #expect(clash.status == 409 && clash.text.contains("too like"), "\(clash.text)")
+        for index in 2...20 { #expect(try await save("Game \(index)").status == 201) }
+        let over = try await save("Game 21")
+        #expect(over.status == 409 && over.text.contains("at most 20"), "\(over.text)")
+        let mine = try await server.request(.GET, "/api/profiles", token: user.token).array.filter { $0["id"] != nil }
+        #expect(mine.count == 20)
+        #expect(mine.first { $0["id"] as? String == "ok-game" }?["keywords"] as? [String] == ["eliminated"])
+
+        // Chosen in the settings, then deleted: the settings fall back to a shipped game.
+        let settings: [String: Any] = [
+            "gameProfileName": "ok game", "videoQuality": "720p", "preRollDuration": 5, "postRollDuration": 3,
+        ]
+        let chosen = try await server.request(.PUT, "/api/settings", token: user.token, json: settings)
+        #expect(chosen.object["gameProfileName"] as? String == "Ok Game")
+        #expect(try await server.request(.DELETE, "/api/profiles/..%2Fok-game", token: user.token).status >= 400)
+        #expect(try await server.request(.DELETE, "/api/profiles/ok-game", token: user.token).status == 204)
+        #expect(try await server.request(.DELETE, "/api/profiles/ok-game", token: user.token).status == 404)
+        #expect(
+            try await server.request(.GET, "/api/settings", token: user.token).object["gameProfileName"] as? String
+                == "Fortnite")
+    }
+
     @Test("oversized fields are refused with the field's name, and nothing is stored")
     func oversizedFields() async throws {
         let server = try await TestServer.start()

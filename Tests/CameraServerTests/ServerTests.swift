@@ -105,6 +105,11 @@ struct ServerTests {
             try await server.request(
                 .PUT, "/api/clips/clip-a/thumbnail", token: a.token, body: try ServerMedia.jpeg.get()
             ).status == 200)
+        let taught: [String: Any] = [
+            "name": "Porch Game", "keyword": "you fragged",
+            "region": ["x": 0.1, "y": 0.2, "width": 0.5, "height": 0.1],
+        ]
+        #expect(try await server.request(.POST, "/api/profiles", token: a.token, json: taught).status == 201)
         let camera = try await server.request(
             .POST, "/api/cameras", token: a.token,
             json: ["name": "Porch", "rtspURL": rtsp.url(), "username": rtsp.user, "password": rtsp.password])
@@ -155,10 +160,20 @@ struct ServerTests {
                     "gameProfileName": "Valorant", "videoQuality": "480p", "preRollDuration": 1, "postRollDuration": 1,
                 ]),
             "GET /api/profiles": {
-                (try await server.request(.GET, "/api/profiles", token: b.token).array).contains {
-                    $0["name"] as? String == "Apex Legends"
-                }
+                let games = try await server.request(.GET, "/api/profiles", token: b.token).array
+                return games.contains { $0["name"] as? String == "Apex Legends" }
+                    && !games.contains { $0["name"] as? String == "Porch Game" }
             },
+            // B's own game (A's of the same name would be B's to replace only in B's account).
+            "POST /api/profiles": status(
+                .POST, "/api/profiles", 201,
+                json: [
+                    "name": "B Game", "keyword": "eliminated",
+                    "region": ["x": 0.0, "y": 0.0, "width": 0.3, "height": 0.2],
+                ]),
+            "POST /api/profiles/calibrate": status(
+                .POST, "/api/profiles/calibrate?keyword=fragged", 400, body: Array("not a picture".utf8)),
+            "DELETE /api/profiles/{id}": status(.DELETE, "/api/profiles/porch-game", 404),
             "GET /api/reels": {
                 let reels = try await server.request(.GET, "/api/reels", token: b.token)
                 return reels.status == 200 && reels.array.isEmpty && !reels.text.contains(reelID)
@@ -288,6 +303,9 @@ struct ServerTests {
             try await server.request(.GET, "/api/cameras/\(cameraID)", token: a.token).object["name"] as? String
                 == "Porch")
         #expect(try await server.request(.GET, "/api/me", token: a.token).status == 200)
+        let aGames = try await server.request(.GET, "/api/profiles", token: a.token).array
+        #expect(aGames.contains { $0["id"] as? String == "porch-game" })
+        #expect(!aGames.contains { $0["name"] as? String == "B Game" })
     }
 
     @Test(

@@ -1,4 +1,6 @@
 import CGameKit
+import CameraCommon
+import CameraIO
 import CameraTestPeers
 import CameraTesting
 import Foundation
@@ -930,6 +932,109 @@ struct WebUITests {
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("No shots found"))
         }
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.count == 1)
+    }
+
+    @Test(
+        "teach CGame a game from a screenshot: a wrong word is named, the place is found and drawn, the saved game is the user's own and finds the kill",
+        arguments: [Browser.Screen.phone, .desktop])
+    func teachAGameFromAScreenshot(_ screen: Browser.Screen) async throws {
+        let folder = try temporaryDirectory()
+        // A game no shipped profile knows: its kill message bottom right.
+        let truth = NormalizedRect(x: 0.55, y: 0.68, width: 0.4, height: 0.16)
+        let video = try GameplayCorpus.make(
+            in: folder, name: "unknown.mp4", region: truth,
+            feed: [GameplayCorpus.Line(type: "Kill", text: "Ninja eliminated Bot42", start: 1, end: 4)], seconds: 5)
+        let screenshot = folder + "/my-game.png"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-v", "error", "-y", "-ss", "2", "-i", video.path, "-frames:v", "1", screenshot])
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("teacher")
+        let other = try await server.user("other")
+        try await Browser.with(screen) { browser in
+            try await Self.signIn(browser, server, as: "teacher")
+            try await Self.tab(browser, "settings")
+            // Words the picture does not show: said next to the words, nothing saved.
+            try await browser.type("#teach-file", screenshot)
+            try await browser.type("#teach-keyword", "headshot")
+            try await browser.click("#teach-find")
+            try await browser.wait(
+                for: "the word not found", timeout: .seconds(60),
+                "return document.getElementById('teach-keyword-error').innerText.includes('was not read')")
+            #expect(
+                try await Self.text(browser, "#teach-keyword-error").contains(
+                    "\"headshot\" was not read in the picture"))
+            #expect(try await browser.run("return document.getElementById('teach-result').hidden") as? Bool == true)
+
+            _ = try await browser.run("document.getElementById('teach-keyword').value = 'eliminated'")
+            try await browser.click("#teach-find")
+            try await browser.wait(
+                for: "the place found", timeout: .seconds(60),
+                "return !document.getElementById('teach-box').hidden && document.getElementById('teach-picture').naturalWidth > 0"
+            )
+            #expect(try await Self.text(browser, "#teach-read").contains("Bot42"))
+            // The box is drawn around the message (which starts half a font size right of `truth.x`,
+            // ~20 % of the width long, 2.6 % of the height tall), and is not the whole picture: as
+            // fractions of the picture on the screen.
+            let drawn =
+                try await browser.run(
+                    """
+                    const p = document.getElementById('teach-picture').getBoundingClientRect();
+                    const b = document.getElementById('teach-box').getBoundingClientRect();
+                    return [(b.left - p.left) / p.width, (b.top - p.top) / p.height, b.width / p.width, b.height / p.height];
+                    """) as? [Double] ?? []
+            try #require(drawn.count == 4)
+            #expect(drawn[0] <= truth.x + 0.01 && drawn[0] + drawn[2] >= truth.x + 0.21, "box at \(drawn)")
+            #expect(drawn[1] <= truth.y + 0.013 && drawn[1] + drawn[3] >= truth.y + 0.039, "box at \(drawn)")
+            // (Read band by band over this busy picture, the line is as tall as its band: a quarter
+            // of the picture's height, not the whole picture.)
+            #expect(drawn[2] * drawn[3] < 0.25, "box at \(drawn)")
+            #expect(try await browser.overflow() == 0, "the calibration scrolls sideways")
+            try await browser.screenshot("teach-game", screen)
+
+            // Saved under the file's name; it is offered as a game and listed as the user's.
+            #expect(try await browser.run("return document.getElementById('teach-name').value") as? String == "my game")
+            _ = try await browser.run("document.getElementById('teach-name').value = 'Unknown Game'")
+            try await browser.click("#teach-save-form button")
+            try await browser.wait(
+                for: "the game in the list",
+                "return document.getElementById('teach-mine').innerText.includes('Unknown Game')")
+            try await browser.wait(
+                for: "the game offered in the settings",
+                "return [...document.querySelectorAll('#gameProfileName option')].some((o) => o.value === 'Unknown Game')"
+            )
+            _ = try await browser.run("document.getElementById('gameProfileName').value = 'Unknown Game'")
+            try await browser.click("#settings-form button[type=submit]")
+            try await browser.wait(
+                for: "the settings saved", "return document.body.innerText.includes('Settings saved')")
+        }
+        #expect(
+            try await server.request(.GET, "/api/settings", token: user.token).object["gameProfileName"] as? String
+                == "Unknown Game")
+        let games = try await server.request(.GET, "/api/profiles", token: user.token).array
+        let taught = try #require(games.first { $0["id"] as? String == "unknown-game" })
+        // Nobody else sees it or can choose it.
+        #expect(
+            try await server.request(.GET, "/api/profiles", token: other.token).array.allSatisfy { $0["id"] == nil })
+        #expect(
+            try await server.request(
+                .PUT, "/api/settings", token: other.token,
+                json: [
+                    "gameProfileName": "Unknown Game", "videoQuality": "720p", "preRollDuration": 5,
+                    "postRollDuration": 3,
+                ]
+            ).status == 400)
+        // The saved game finds the kill in the recording.
+        let region = try #require(taught["region"] as? [String: Double])
+        let profile = GameProfile(
+            name: "Unknown Game",
+            region: NormalizedRect(
+                x: region["x"] ?? 0, y: region["y"] ?? 0, width: region["width"] ?? 0, height: region["height"] ?? 0),
+            events: [.init(type: "Kill", keywords: (taught["keywords"] as? [String]) ?? [])])
+        let summary = try HighlightPipeline(
+            configuration: .init(source: .file(video.path), profile: profile, exportClips: false)
+        ).run(store: nil)
+        #expect(summary.events.map(\.text).contains { $0.contains("Bot42") }, "\(summary.events.map(\.text))")
     }
 
     @Test("sign out leaves nothing of the first user; the second changes the password and deletes the account")

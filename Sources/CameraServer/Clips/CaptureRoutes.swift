@@ -150,9 +150,9 @@ extension CameraCoreServer {
             ) { request, context in
                 let user = try context.user()
                 let settings = try await self.store.settings(userID: user)
-                let profile = try Self.game(
+                let profile = try await self.gameProfile(
                     named: request.uri.queryParameters.get("game").map { String($0) } ?? settings.gameProfileName,
-                    field: "game")
+                    user: user, field: "game")
                 try await self.checkRoomForClip(user: user)
                 let session = context.sessionID ?? ""
                 let highlights = HighlightSettings(
@@ -164,22 +164,6 @@ extension CameraCoreServer {
                 }
             }
         ]
-    }
-
-    /// A shipped game by name or alias; otherwise 400 naming `field` and the games there are.
-    static func game(named name: String, field: String) throws -> GameProfile {
-        let wanted = name.trimmingWhitespace().lowercased()
-        guard
-            let profile = ProfileLibrary.builtIn.first(where: {
-                $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
-            })
-        else {
-            throw APIError(
-                .badRequest,
-                "\(field): no game called \"\(name.prefix(100))\"; choose one of "
-                    + ProfileLibrary.builtIn.map(\.name).joined(separator: ", "))
-        }
-        return profile
     }
 
     /// Throws 409 when the account holds as many clips as it may.

@@ -137,11 +137,26 @@ struct ClipFiles: Sendable {
     }
 }
 
-/// A game the settings can name, with the events its profile detects.
+/// A game the settings can name, with the events its profile detects; for a game the user taught,
+/// its id, words and region too.
 struct GameChoice: Codable {
     var name: String
     var aliases: [String]
     var events: [String]
+    var id: String?
+    var keywords: [String]?
+    var region: NormalizedRect?
+
+    init(_ profile: GameProfile, id: String? = nil) {
+        name = profile.name
+        aliases = profile.aliases
+        events = Array(Set(profile.events.map(\.type))).sorted()
+        self.id = id
+        if id != nil {
+            keywords = profile.events.flatMap(\.keywords)
+            region = profile.region
+        }
+    }
 }
 
 struct ReelRequest: Decodable {
@@ -165,18 +180,20 @@ extension CameraCoreServer {
                 var settings = try await decode(UserSettings.self, from: request, context: context)
                 try settings.validate()
                 // Only games the server knows: the name reaches `cgame`, which needs a profile for it.
-                let profile = try Self.game(named: settings.gameProfileName, field: "gameProfileName")
+                let user = try context.user()
+                let profile = try await self.gameProfile(
+                    named: settings.gameProfileName, user: user, field: "gameProfileName")
                 settings.gameProfileName = profile.name
-                try await self.store.saveSettings(settings, userID: try context.user())
+                try await self.store.saveSettings(settings, userID: user)
                 return try json(settings)
             },
-            Route(method: .get, path: "/api/profiles", access: .user, summary: "The games CGame can watch") { _, _ in
-                try json(
-                    ProfileLibrary.builtIn.map { profile in
-                        GameChoice(
-                            name: profile.name, aliases: profile.aliases,
-                            events: Array(Set(profile.events.map(\.type))).sorted())
-                    })
+            Route(
+                method: .get, path: "/api/profiles", access: .user,
+                summary: "The games CGame can watch: the shipped ones, then those the user taught (with id)"
+            ) { _, context in
+                let mine = try await self.store.gameProfiles(userID: try context.user())
+                return try json(
+                    ProfileLibrary.builtIn.map { GameChoice($0) } + mine.map { GameChoice($0.profile, id: $0.id) })
             },
             Route(method: .get, path: "/api/clips", access: .user, summary: "The user's clips, newest first") {
                 request, context in

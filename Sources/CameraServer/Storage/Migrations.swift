@@ -122,6 +122,18 @@ enum Migrations {
         // Hello from a new address can move it (see CameraRelocation).
         "ALTER TABLE cameras ADD COLUMN onvif_endpoint TEXT",
         "ALTER TABLE cameras ADD COLUMN serial_number TEXT",
+        // 17: games a user taught CGame in the web app (a profile made from a screenshot): the
+        // profile as JSON, keyed by a slug of its name.
+        """
+        CREATE TABLE game_profiles (
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            profile TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (user_id, id)
+        )
+        """,
     ]
 
     /// Brings `database` up to the newest step. Each step and its bookkeeping row commit together.

@@ -161,6 +161,7 @@ final class ServerStore: Sendable {
     func deleteUser(userID: String) async throws {
         try await database.transaction(
             [
+                "DELETE FROM game_profiles WHERE user_id = ?",
                 "DELETE FROM stream_profiles WHERE user_id = ?", "DELETE FROM cameras WHERE user_id = ?",
                 "DELETE FROM reels WHERE user_id = ?", "DELETE FROM clips WHERE user_id = ?",
                 "DELETE FROM user_settings WHERE user_id = ?", "DELETE FROM sessions WHERE user_id = ?",
@@ -199,6 +200,38 @@ final class ServerStore: Sendable {
                 .text(userID), .text(settings.gameProfileName), .text(settings.videoQuality),
                 .real(settings.preRollDuration), .real(settings.postRollDuration), SQLValue(Date()),
             ])
+    }
+
+    // MARK: Games taught in the web app
+
+    /// The user's own game profiles, by name.
+    func gameProfiles(userID: String) async throws -> [(id: String, profile: GameProfile)] {
+        try await database.read(
+            "SELECT id, profile FROM game_profiles WHERE user_id = ? ORDER BY name", [.text(userID)]
+        )
+        .compactMap { row in
+            guard let profile = try? JSONDecoder().decode(GameProfile.self, from: Data(row.string("profile").utf8))
+            else { return nil }
+            return (row.string("id"), profile)
+        }
+    }
+
+    /// Saves (or replaces) the user's profile with this id.
+    func saveGameProfile(_ profile: GameProfile, id: String, userID: String) async throws {
+        let text = String(decoding: try JSONEncoder().encode(profile), as: UTF8.self)
+        try await database.write(
+            """
+            INSERT INTO game_profiles (user_id, id, name, profile, created_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (user_id, id) DO UPDATE SET name = excluded.name, profile = excluded.profile
+            """,
+            [.text(userID), .text(id), .text(profile.name), .text(text), SQLValue(Date())])
+    }
+
+    /// Whether there was such a profile to delete.
+    func deleteGameProfile(id: String, userID: String) async throws -> Bool {
+        !(try await database.write(
+            "DELETE FROM game_profiles WHERE user_id = ? AND id = ? RETURNING id", [.text(userID), .text(id)]
+        ).isEmpty)
     }
 
     // MARK: Clips

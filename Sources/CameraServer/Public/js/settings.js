@@ -1,6 +1,7 @@
 // Settings: the CGame settings (game from the server's profiles, quality, pre/post-roll) and the
 // account: confirm the e-mail, change the password, sign out everywhere, delete the account.
 import { api } from "./api.js";
+import * as teach from "./teach.js";
 import { $, clearErrors, confirm, el, fieldError, showError, toast, words } from "./ui.js";
 
 let user = null;
@@ -17,14 +18,20 @@ export async function show() {
   profiles = games;
   const select = $("gameProfileName");
   select.textContent = "";
-  for (const game of games) select.append(el("option", { value: game.name, text: game.name }));
+  const mine = games.filter((game) => game.id);
+  const shipped = games.filter((game) => !game.id);
+  const group = (label, list) => el("optgroup", { label }, ...list.map((game) => el("option", { value: game.name, text: game.name })));
+  if (mine.length) select.append(group("Shipped with CGame", shipped), group("Taught by you", mine));
+  else for (const game of shipped) select.append(el("option", { value: game.name, text: game.name }));
   for (const key of ["gameProfileName", "videoQuality", "preRollDuration", "postRollDuration"]) $(key).value = settings[key];
   describeGame();
+  teach.render(games);
 }
 
 function describeGame() {
   const game = profiles.find((profile) => profile.name === $("gameProfileName").value);
-  $("game-events").textContent = game ? `Detects: ${game.events.join(", ")}.` : "";
+  const watched = game && game.keywords ? ` when the game writes “${game.keywords.join("”, “")}”` : "";
+  $("game-events").textContent = game ? `Detects: ${game.events.join(", ")}${watched}.` : "";
 }
 
 async function save(event) {
@@ -72,6 +79,7 @@ async function verify(event) {
 
 export function wire({ signOut, leave }) {
   $("settings-form").addEventListener("submit", save);
+  teach.wire({ changed: () => show().catch((error) => toast(words(error))) });
   $("gameProfileName").addEventListener("change", describeGame);
   $("password-form").addEventListener("submit", changePassword);
   $("verify-form").addEventListener("submit", verify);
