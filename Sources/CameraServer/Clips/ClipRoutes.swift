@@ -87,9 +87,10 @@ struct ClipFiles: Sendable {
         return size
     }
 
-    /// Whether FFmpeg opens the file and finds a video stream in it.
-    static func isVideo(_ path: String) -> Bool {
-        guard let reader = try? MediaReader(.file(path), options: .uploadedVideo) else { return false }
+    /// Whether FFmpeg opens the file with `options` (the demuxers an upload may use) and finds a
+    /// video stream in it.
+    static func isVideo(_ path: String, options: ReaderOptions = .uploadedVideo) -> Bool {
+        guard let reader = try? MediaReader(.file(path), options: options) else { return false }
         defer { reader.close() }
         return reader.videoStream != nil
     }

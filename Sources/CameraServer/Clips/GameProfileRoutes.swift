@@ -52,11 +52,7 @@ extension CameraCoreServer {
                     request.body, to: upload, limit: Self.maxCalibrationBytes,
                     accept: { path in
                         try await self.workers.run(user: user) {
-                            guard let reader = try? MediaReader(.file(path), options: .uploadedVideoOrPicture) else {
-                                return false
-                            }
-                            defer { reader.close() }
-                            return reader.videoStream != nil
+                            ClipFiles.isVideo(path, options: .uploadedVideoOrPicture)
                         }
                     },
                     refusal: "the upload is not a PNG or JPEG screenshot, nor an MP4, QuickTime or WebM recording")
