@@ -6,6 +6,7 @@ the frags in the game's own log.
   scripts/openarena-corpus.py score DIR      # runs cgame detect on each and prints the table
   scripts/openarena-corpus.py score DIR --reuse   # scores the NAME.detect.json of an earlier run
   scripts/openarena-corpus.py score DIR --profile "My OpenArena"   # another profile (cgame calibrate's)
+  scripts/openarena-corpus.py score DIR --profile oa-kills   # the obituary feed, as the followed bot
 
 Recordings: openarena_match.py (the test peer) plays a bot match on its own Xvfb display, follows
 one bot, and records the screen with x11grab at 30 fps keeping the grab's wall-clock timestamps, so a
@@ -61,7 +62,8 @@ def score_one(directory, name, cgame, early=0.3, late=4.0):
     if REUSE and os.path.exists(cached):
         detected = json.load(open(cached))
     else:
-        result = subprocess.run([cgame, "detect", video, "--profile", PROFILE, "--json"], capture_output=True,
+        player = ["--player", followed] if OBITUARIES else []
+        result = subprocess.run([cgame, "detect", video, "--profile", PROFILE, "--json"] + player, capture_output=True,
                                 text=True, check=True, env=dict(os.environ, OMP_THREAD_LIMIT="1"))
         detected = json.loads(result.stdout)
         with open(cached, "w") as file:
@@ -70,7 +72,8 @@ def score_one(directory, name, cgame, early=0.3, late=4.0):
     end = detected["statistics"]["analyzed"] / 10.0  # read at 10 frames a second
     frags = []
     for time, victim in raw:
-        if frags and time - frags[-1][0] <= 0.3:
+        # One rocket's frags share one centre print; the obituary feed has a line for each.
+        if frags and time - frags[-1][0] <= 0.3 and not OBITUARIES:
             frags[-1] = (frags[-1][0], victim)
         else:
             frags.append((time, victim))
@@ -123,6 +126,8 @@ REUSE = "--reuse" in sys.argv
 PROFILE = sys.argv[sys.argv.index("--profile") + 1] if "--profile" in sys.argv[:-1] else "openarena"
 if "--profile" in sys.argv[:-1]:
     del sys.argv[sys.argv.index("--profile"):sys.argv.index("--profile") + 2]
+# The obituary profile reads every kill and needs the player's name: the followed bot's.
+OBITUARIES = PROFILE.lower() in ("oa-kills", "openarena kills", "quake3-kills")
 if __name__ == "__main__":
     sys.argv = [a for a in sys.argv if a != "--reuse"]
     if len(sys.argv) != 3 or sys.argv[1] not in ("record", "score"):

@@ -173,6 +173,37 @@ public struct GameProfile: DetectionProfile, Codable {
         return matches
     }
 
+    /// What a pattern writes for the player's in-game name, for games that name everyone's kills
+    /// (an obituary feed): the player's are the lines with their name in the killer's place.
+    public static let playerPlaceholder = "{player}"
+
+    /// Whether a rule names the player (see ``forPlayer(_:)``).
+    public var needsPlayer: Bool {
+        events.contains { $0.patterns.contains { $0.contains(Self.playerPlaceholder) } }
+    }
+
+    /// The profile for one player: `{player}` in the patterns becomes the name, folded as lines are
+    /// and escaped, so "Sarge" or "[x]Sarge" match only themselves.
+    ///
+    /// - Throws: ``MediaError`` `invalidArgument` for an empty or over-long name.
+    public func forPlayer(_ name: String) throws(MediaError) -> GameProfile {
+        let folded = TextFolding.fold(name.trimmingWhitespace())
+        guard !folded.isEmpty, folded.count <= 40, !folded.contains(where: \.isNewline) else {
+            throw MediaError(
+                .invalidArgument, operation: "set the player for \(self.name)",
+                message: "player: give your in-game name, 1–40 characters on one line")
+        }
+        let special = Set("\\^$.|?*+()[]{}-#&~ ")
+        let escaped = folded.map { special.contains($0) ? "\\\($0)" : String($0) }.joined()
+        var profile = self
+        profile.events = events.map { rule in
+            var rule = rule
+            rule.patterns = rule.patterns.map { $0.replacing(Self.playerPlaceholder, with: escaped) }
+            return rule
+        }
+        return profile
+    }
+
     /// The debounce window of an event type.
     public func debounce(for type: String) -> Double {
         events.first { $0.type == type }?.debounce ?? debounce

@@ -10,58 +10,79 @@ import FoundationEssentials
 public enum ProfileLibrary {
     /// The profiles shipped with CGame. Regions are for 16:9 screens, where each game draws the
     /// text that announces kills.
-    public static let builtIn: [GameProfile] = [
-        GameProfile(
-            name: "Fortnite", aliases: ["fn"],
-            // Elimination feed, lower left above the map.
-            region: NormalizedRect(x: 0.01, y: 0.56, width: 0.34, height: 0.24),
-            events: [
-                .init(type: "Kill", keywords: ["eliminated", "you eliminated"], excludeKeywords: ["teammate"]),
-                .init(type: "Knock", keywords: ["knocked out", "knocked"]),
-            ]),
-        GameProfile(
-            name: "Valorant", aliases: ["val"],
-            // Kill banner, lower centre.
-            region: NormalizedRect(x: 0.30, y: 0.66, width: 0.40, height: 0.16),
-            events: [
-                .init(type: "Kill", keywords: ["eliminated", "killed"]),
-                .init(type: "Ace", keywords: ["ace"], debounce: 8),
-                .init(type: "Clutch", keywords: ["clutch"], debounce: 8),
-            ]),
-        GameProfile(
-            name: "Apex Legends", aliases: ["apex"],
-            // Knock and kill notices, lower centre above the health bars.
-            region: NormalizedRect(x: 0.32, y: 0.60, width: 0.36, height: 0.14),
-            events: [
-                .init(type: "Knock", keywords: ["knocked down"]),
-                .init(type: "Kill", keywords: ["killed", "eliminated"]),
-                .init(type: "Champion", keywords: ["you are the champion"], debounce: 10),
-            ]),
-        GameProfile(
-            name: "Call of Duty: Warzone", aliases: ["warzone", "cod"],
-            // Kill feed, lower left.
-            region: NormalizedRect(x: 0.01, y: 0.52, width: 0.30, height: 0.22),
-            events: [
-                .init(type: "Kill", keywords: ["eliminated", "killed"]),
-                .init(type: "Knock", keywords: ["downed"]),
-            ]),
-        GameProfile(
-            name: "Counter-Strike 2", aliases: ["cs2", "counter-strike"],
-            // Kill feed, upper right.
-            region: NormalizedRect(x: 0.70, y: 0.06, width: 0.29, height: 0.24),
-            events: [
-                .init(type: "Kill", keywords: ["killed", "headshot"]),
-                .init(type: "RoundWin", patterns: [#"\b(counter-)?terrorists\s+win\b"#], debounce: 10),
-            ]),
-        GameProfile(
-            name: "OpenArena", aliases: ["oa", "quake3", "q3"],
-            // The centre print a Quake III-engine game shows for the player's own frags ("You fragged
-            // NAME", a line about the player's place below it); the screen's followed player when
-            // spectating. The first line is at 27–32 % of the height on any screen size, ~35 % of
-            // the width for short names, 70 % for the longest.
-            region: NormalizedRect(x: 0.15, y: 0.25, width: 0.70, height: 0.09),
-            events: [.init(type: "Kill", keywords: ["you fragged"])]),
-    ]
+    public static let builtIn: [GameProfile] = {
+        let player = GameProfile.playerPlaceholder
+        return [
+            GameProfile(
+                name: "Fortnite", aliases: ["fn"],
+                // Elimination feed, lower left above the map.
+                region: NormalizedRect(x: 0.01, y: 0.56, width: 0.34, height: 0.24),
+                events: [
+                    .init(type: "Kill", keywords: ["eliminated", "you eliminated"], excludeKeywords: ["teammate"]),
+                    .init(type: "Knock", keywords: ["knocked out", "knocked"]),
+                ]),
+            GameProfile(
+                name: "Valorant", aliases: ["val"],
+                // Kill banner, lower centre.
+                region: NormalizedRect(x: 0.30, y: 0.66, width: 0.40, height: 0.16),
+                events: [
+                    .init(type: "Kill", keywords: ["eliminated", "killed"]),
+                    .init(type: "Ace", keywords: ["ace"], debounce: 8),
+                    .init(type: "Clutch", keywords: ["clutch"], debounce: 8),
+                ]),
+            GameProfile(
+                name: "Apex Legends", aliases: ["apex"],
+                // Knock and kill notices, lower centre above the health bars.
+                region: NormalizedRect(x: 0.32, y: 0.60, width: 0.36, height: 0.14),
+                events: [
+                    .init(type: "Knock", keywords: ["knocked down"]),
+                    .init(type: "Kill", keywords: ["killed", "eliminated"]),
+                    .init(type: "Champion", keywords: ["you are the champion"], debounce: 10),
+                ]),
+            GameProfile(
+                name: "Call of Duty: Warzone", aliases: ["warzone", "cod"],
+                // Kill feed, lower left.
+                region: NormalizedRect(x: 0.01, y: 0.52, width: 0.30, height: 0.22),
+                events: [
+                    .init(type: "Kill", keywords: ["eliminated", "killed"]),
+                    .init(type: "Knock", keywords: ["downed"]),
+                ]),
+            GameProfile(
+                name: "Counter-Strike 2", aliases: ["cs2", "counter-strike"],
+                // Kill feed, upper right.
+                region: NormalizedRect(x: 0.70, y: 0.06, width: 0.29, height: 0.24),
+                events: [
+                    .init(type: "Kill", keywords: ["killed", "headshot"]),
+                    .init(type: "RoundWin", patterns: [#"\b(counter-)?terrorists\s+win\b"#], debounce: 10),
+                ]),
+            GameProfile(
+                name: "OpenArena", aliases: ["oa", "quake3", "q3"],
+                // The centre print a Quake III-engine game shows for the player's own frags ("You fragged
+                // NAME", a line about the player's place below it); the screen's followed player when
+                // spectating. The first line is at 27–32 % of the height on any screen size, ~35 % of
+                // the width for short names, 70 % for the longest.
+                region: NormalizedRect(x: 0.15, y: 0.25, width: 0.70, height: 0.09),
+                events: [.init(type: "Kill", keywords: ["you fragged"])]),
+            GameProfile(
+                name: "OpenArena kills", aliases: ["oa-kills", "quake3-kills"],
+                // The obituary lines top left, one for every kill in the match ("Grism was railed by
+                // Sarge", "Major ate Sarge's rocket"): the player's kills are the lines that name the
+                // player after the victim. Chat lines ("Name: text") are not obituaries. Needs the
+                // player's in-game name (`--player NAME`). Patterns are matched on the folded
+                // (lower-case) line, so they spell classes without capitals.
+                region: NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.08),
+                events: [
+                    .init(
+                        type: "Kill",
+                        patterns: [
+                            #"^(?![^:]*:)(?![^a-z0-9]*\#(player)([^a-z0-9]|$)).*[^a-z0-9]\#(player)([^a-z0-9]|$)"#
+                        ])
+                ]),
+        ]
+    }()
+
+    /// The shipped profiles that need nothing more than their name (not the player's name).
+    public static var readyToUse: [GameProfile] { builtIn.filter { !$0.needsPlayer } }
 
     /// A profile's name as a file or URL name: accents dropped, lower-case letters and digits, words
     /// joined by `-`, at most 64 characters ("Unknown Game" → `unknown-game`); nil when the name has

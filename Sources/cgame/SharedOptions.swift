@@ -26,6 +26,12 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Game profile: a name (see `cgame profiles list`) or a .json file. Default: from settings.")
     var profile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Your in-game name, for profiles that read everyone's kills (openarena-kills).",
+            valueName: "name"))
+    var player: String?
+
     @Option(help: "Frames read per second of video.")
     var rate: Double = 10
 
@@ -43,7 +49,13 @@ struct SourceOptions: ParsableArguments {
     var source: MediaSource { MediaSource(parsing: input) }
 
     func loadProfile(settings: UserSettings) throws -> GameProfile {
-        try ProfileLibrary.profile(named: profile ?? settings.gameProfileName)
+        let found = try ProfileLibrary.profile(named: profile ?? settings.gameProfileName)
+        if let player { return try found.forPlayer(player) }
+        guard !found.needsPlayer else {
+            throw ValidationError(
+                "\(found.name) reads everyone's kills and needs your in-game name: add --player NAME")
+        }
+        return found
     }
 
     func detectorOptions() -> EventDetector.Options {

@@ -242,6 +242,39 @@ let cgameBinary: String = {
     }
 }
 
+@Suite struct ObituaryTests {
+    @Test(
+        "cgame detect --profile oa-kills --player NAME counts the kills of that player in an obituary feed; without --player it says what is missing"
+    )
+    func obituaryFeedForOnePlayer() throws {
+        let directory = try temporaryDirectory()
+        let profile = try ProfileLibrary.profile(named: "oa-kills", userDirectory: directory)
+        let lines = [
+            ("Grism was railed by Sarge", 1.0), ("Sarge was railed by Major", 5.0),
+            ("Kyonshi was machinegunned by Sarge", 9.0), ("Angelyss was railed by Gargoyle", 13.0),
+        ]
+        let video = try GameplayCorpus.make(
+            in: directory, name: "obituaries.mp4", region: profile.region,
+            feed: lines.map { Line(type: nil, text: $0.0, start: $0.1, end: $0.1 + 3) }, seconds: 17)
+        let environment = ["env", "CGAME_HOME=\(directory)/home", cgameBinary]
+        let detected = try Subprocess.run(
+            environment[0],
+            Array(environment.dropFirst()) + [
+                "detect", video.path, "--profile", "oa-kills", "--player", "Sarge", "--json",
+            ])
+        let events =
+            (try JSONSerialization.jsonObject(with: Data(detected.stdout.utf8)) as? [String: Any])?["events"]
+            as? [[String: Any]] ?? []
+        let texts = events.map { $0["text"] as? String ?? "" }
+        #expect(texts.count == 2, "\(texts)")
+        #expect(texts.first?.contains("Grism") == true && texts.last?.contains("Kyonshi") == true, "\(texts)")
+        let missing = try Subprocess.run(
+            environment[0], Array(environment.dropFirst()) + ["detect", video.path, "--profile", "oa-kills"],
+            check: false)
+        #expect(missing.status != 0 && missing.stderr.contains("--player NAME"), "\(missing.stderr)")
+    }
+}
+
 @Suite struct CalibrationTests {
     @Test("cgame calibrate finds where a keyword is written, saves a profile, and that profile finds every kill")
     func calibrateThenDetect() throws {

@@ -25,6 +25,30 @@ import Testing
         #expect(error.message.contains("Fortnite"))  // lists what is known
     }
 
+    @Test("OpenArena's obituary lines: the player's kills are those naming the player after the victim")
+    func obituariesNameThePlayerAsKiller() throws {
+        let shipped = try ProfileLibrary.profile(named: "oa-kills", userDirectory: "/nonexistent")
+        #expect(shipped.needsPlayer)
+        #expect(!ProfileLibrary.readyToUse.contains { $0.name == shipped.name })
+        let sarge = try shipped.forPlayer("Sarge")
+        #expect(!sarge.needsPlayer)
+        for text in ["Grism was railed by Sarge", "Major ate Sarge's rocket", "Kyonshi was machinegunned by SARGE"] {
+            #expect(sarge.events(in: [line(text)]).map(\.type) == ["Kill"], "\(text)")
+        }
+        for text in [
+            "Sarge was railed by Grism", "Sarge cratered", "Sarge: gg", "Kyonshi: Sarge is on the roof",
+            "Grism was railed by Sargent", "Grism was railed by Major",
+        ] {
+            #expect(sarge.events(in: [line(text)]).isEmpty, "\(text)")
+        }
+        // A name with the characters patterns use matches itself only.
+        let clan = try shipped.forPlayer("[x] Sarge.")
+        #expect(clan.events(in: [line("Grism was railed by [x] Sarge.")]).count == 1)
+        #expect(clan.events(in: [line("Grism was railed by x Sarge")]).isEmpty)
+        #expect(throws: MediaError.self) { try shipped.forPlayer("  ") }
+        #expect(throws: MediaError.self) { try shipped.forPlayer("a\nb") }
+    }
+
     @Test func keywordsMatchWholeWordsWithCaseAccentsAndOneMisreadLetter() throws {
         let fortnite = try ProfileLibrary.profile(named: "fortnite", userDirectory: "/nonexistent")
         #expect(fortnite.events(in: [line("Ninja ELIMINATED Bot42")]).map(\.type) == ["Kill"])

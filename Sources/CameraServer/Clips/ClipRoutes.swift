@@ -194,7 +194,7 @@ extension CameraCoreServer {
             ) { _, context in
                 let mine = try await self.store.gameProfiles(userID: try context.user())
                 return try json(
-                    ProfileLibrary.builtIn.map { GameChoice($0) } + mine.map { GameChoice($0.profile, id: $0.id) })
+                    ProfileLibrary.readyToUse.map { GameChoice($0) } + mine.map { GameChoice($0.profile, id: $0.id) })
             },
             Route(method: .get, path: "/api/clips", access: .user, summary: "The user's clips, newest first") {
                 request, context in

@@ -173,7 +173,7 @@ extension CameraCoreServer {
     func gameProfile(named name: String, user: String, field: String) async throws -> GameProfile {
         let wanted = name.trimmingWhitespace().lowercased()
         let mine = try await store.gameProfiles(userID: user).map(\.profile)
-        let games = ProfileLibrary.builtIn + mine
+        let games = ProfileLibrary.readyToUse + mine
         guard
             let profile = games.first(where: {
                 $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
