@@ -35,7 +35,7 @@ struct StorageTests {
         defer { Task { await again.database.close() } }
         let applied = try await again.database.read("SELECT COUNT(*) AS n FROM schema_migrations", [])
         #expect(applied.first?["n"].int == Migrations.steps.count)
-        #expect(Migrations.steps.count == 16)
+        #expect(Migrations.steps.count == 17)
 
         let alice = try await store.createUser(email: "alice@example.com", passwordHash: "hash-a")
         // Written through one connection, read through the other.
