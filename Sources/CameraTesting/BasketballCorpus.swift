@@ -40,6 +40,15 @@ public enum BasketballCorpus {
         /// The rim box, normalised (x, y, width, height; origin top left).
         public var rim: [Double]
         public var events: [Event]
+        /// When the camera was knocked (seconds), and the rim box from then on.
+        public var movedAt: Double?
+        public var rimAfterMove: [Double]?
+
+        /// The rim box at `time`.
+        public func rim(at time: Double) -> [Double] {
+            if let movedAt, let rimAfterMove, time >= movedAt { return rimAfterMove }
+            return rim
+        }
     }
 
     /// Scene geometry at 640×360; everything scales with the width.
@@ -70,9 +79,12 @@ public enum BasketballCorpus {
 
     /// Writes `videos` videos of about `eventsPerVideo` events into `directory`, with a
     /// `truth.json` beside them, and returns the ground truth.
+    /// - Parameter cameraMoves: the camera is knocked once, halfway through each video (before an
+    ///   event, never during one): the picture moves 40–80 px sideways and 10–25 px up or down (at
+    ///   640×360) and stays there.
     public static func generate(
         in directory: String, videos: Int = 4, eventsPerVideo: Int = 14, width: Int = 640, height: Int = 360,
-        frameRate: Int = 30, seed: UInt64 = 7, layout: Layout = .standard
+        frameRate: Int = 30, seed: UInt64 = 7, layout: Layout = .standard, cameraMoves: Bool = false
     ) throws -> [Video] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var result: [Video] = []
@@ -94,9 +106,17 @@ public enum BasketballCorpus {
                 shift = (Double.random(in: -90...0, using: &generator), Double.random(in: -35...35, using: &generator))
                 mirrored = (seed &+ UInt64(index)) % 2 == 1
             }
+            var move: CameraMove?
+            if cameraMoves {
+                let sideways = Double.random(in: 40...80, using: &generator)
+                let vertical = Double.random(in: 10...25, using: &generator)
+                move = CameraMove(
+                    beforeEvent: kinds.count / 2, dx: Bool.random(using: &generator) ? sideways : -sideways,
+                    dy: Bool.random(using: &generator) ? vertical : -vertical)
+            }
             let video = try render(
                 kinds: kinds, path: "\(directory)/workout-\(index).mp4", width: width, height: height,
-                frameRate: frameRate, hoopShift: shift, mirrored: mirrored, generator: &generator)
+                frameRate: frameRate, hoopShift: shift, mirrored: mirrored, move: move, generator: &generator)
             result.append(video)
         }
         let data = try JSONEncoder().encode(result)
@@ -257,9 +277,16 @@ public enum BasketballCorpus {
 
     // MARK: - Rendering
 
+    /// The camera knocked before an event: the picture moved by (dx, dy) pixels at 640×360.
+    struct CameraMove {
+        var beforeEvent: Int
+        var dx: Double
+        var dy: Double
+    }
+
     static func render(
         kinds: [Kind], path: String, width: Int, height: Int, frameRate: Int, hoopShift: (x: Double, y: Double),
-        mirrored: Bool, generator: inout SeededGenerator
+        mirrored: Bool, move: CameraMove? = nil, generator: inout SeededGenerator
     ) throws -> Video {
         let scene = Scene(scale: Double(width) / 640, hoopShift: hoopShift)
         let background = Background(width: width, height: height, scene: scene, generator: &generator)
@@ -333,10 +360,16 @@ public enum BasketballCorpus {
         var frameIndex = 0
         var segmentIndex = 0
         var indexInSegment = 0
+        var movedAt: Double?
         let leadIn = Int(0.6 * Double(frameRate))
         while frameIndex < totalFrames {
             var ball: (x: Double, y: Double)?
             var playerX = segments.first?.playerX ?? 200 * scene.scale
+            if let move, movedAt == nil, frameIndex >= leadIn, segmentIndex >= move.beforeEvent,
+                indexInSegment == 0
+            {
+                movedAt = Double(frameIndex) / Double(frameRate)
+            }
             if frameIndex >= leadIn, segmentIndex < segments.count {
                 let segment = segments[segmentIndex]
                 playerX = segment.playerX
@@ -367,6 +400,9 @@ public enum BasketballCorpus {
                 &frame, x0: 405 * scene.scale, x1: 417 * scene.scale, y0: 30 * scene.scale, y1: Double(height), y: 35,
                 cb: 128, cr: 128)
             if mirrored { frame = mirror(frame) }
+            if let move, movedAt != nil {
+                frame = translate(frame, dx: Int(move.dx * scene.scale) & ~1, dy: Int(move.dy * scene.scale) & ~1)
+            }
             frame.pts = MediaTime(value: Int64(frameIndex), timescale: Int32(frameRate))
             for sample in try encoder.encode(frame) { try writer.write(sample) }
             frameIndex += 1
@@ -381,10 +417,20 @@ public enum BasketballCorpus {
             rimBox[0] = 1 - rimBox[0] - rimBox[2]
             for index in events.indices { events[index].releaseX = 1 - events[index].releaseX }
         }
+        var after: [Double]?
+        if let move, let movedAt {
+            let dx = Double(Int(move.dx * scene.scale) & ~1) / Double(width)
+            let dy = Double(Int(move.dy * scene.scale) & ~1) / Double(height)
+            after = [rimBox[0] + dx, rimBox[1] + dy, rimBox[2], rimBox[3]]
+            for index in events.indices where events[index].release >= movedAt {
+                events[index].releaseX += dx
+                events[index].releaseY += dy
+            }
+        }
         return Video(
             path: path, width: width, height: height, frameRate: frameRate,
             duration: Double(totalFrames) / Double(frameRate),
-            rim: rimBox, events: events)
+            rim: rimBox, events: events, movedAt: after == nil ? nil : movedAt, rimAfterMove: after)
     }
 
     /// The static picture (wall, floor, backboard, rim, net) and per-frame noise and lighting.
@@ -532,6 +578,25 @@ public enum BasketballCorpus {
                 frame.planes[2].bytes[(row / 2) * cw + column / 2] = cr
             }
         }
+    }
+
+    /// The frame moved by (dx, dy) pixels (even numbers), what comes into view filled with the
+    /// nearest edge of the old picture.
+    static func translate(_ frame: VideoFrame, dx: Int, dy: Int) -> VideoFrame {
+        var copy = frame
+        copy.planes = frame.planes.enumerated().map { index, plane in
+            let (sx, sy) = index == 0 ? (dx, dy) : (dx / 2, dy / 2)
+            var bytes = plane.bytes
+            for row in 0..<plane.height {
+                let from = min(max(row - sy, 0), plane.height - 1) * plane.bytesPerRow
+                let start = row * plane.bytesPerRow
+                for column in 0..<plane.width {
+                    bytes[start + column] = plane.bytes[from + min(max(column - sx, 0), plane.width - 1)]
+                }
+            }
+            return Plane(width: plane.width, height: plane.height, bytesPerRow: plane.bytesPerRow, bytes: bytes)
+        }
+        return copy
     }
 
     /// The frame seen from the other side (left and right swapped).

@@ -90,6 +90,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
             return
         }
         if !table.rows.isEmpty { print(table.rendered) }
+        for move in analysis.rimMoves {
+            print(
+                "The camera moved at \(clock(move.time)): the rim was found again at \(move.found.rim.argument) "
+                    + "(confidence \(Int(move.found.confidence * 100)) %); the shots after it are judged against it.")
+        }
         let percentage = analysis.fieldGoalPercentage.map { " (\(Int(($0 * 100).rounded())) %)" } ?? ""
         print(
             "\(analysis.attempts) attempt\(analysis.attempts == 1 ? "" : "s"): \(analysis.makes) made, \(analysis.misses) missed\(percentage)\(analysis.indeterminate > 0 ? ", \(analysis.indeterminate) unclear" : "") in \(clock(analysis.duration)) of video (analysed in \(String(format1: analysis.processingSeconds)) s)."

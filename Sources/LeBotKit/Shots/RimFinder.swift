@@ -92,6 +92,34 @@ public struct RimFinder: Sendable {
 
     /// Counts, per chroma pixel, the sampled frames in which it was orange and in which it was
     /// bright and colourless (net, backboard, their paint).
+    /// Orange: red well above blue, whatever the light (not a fixed ball colour).
+    static func isOrange(y: Int, u: Int, v: Int) -> Bool { v - u >= 45 && v >= 145 && y > 40 }
+
+    /// The share of the rim box (as fractions of the picture) that is orange in `frame` (YUV
+    /// 4:2:0, read at chroma resolution): near 1 on the rim, near 0 where the camera no longer
+    /// shows it.
+    public static func orangeFraction(in frame: VideoFrame, rim: RimCalibration) -> Double {
+        guard frame.format == .yuv420p, frame.planes.count == 3 else { return 1 }
+        let (luma, cb, cr) = (frame.planes[0], frame.planes[1], frame.planes[2])
+        let columns = frame.width / 2
+        let rows = frame.height / 2
+        let x0 = max(0, Int(rim.x * Double(columns)))
+        let x1 = min(columns, Int(((rim.x + rim.width) * Double(columns)).rounded(.up)))
+        let y0 = max(0, Int(rim.y * Double(rows)))
+        let y1 = min(rows, Int(((rim.y + rim.height) * Double(rows)).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return 0 }
+        var orange = 0
+        for row in y0..<y1 {
+            for column in x0..<x1 {
+                let u = Int(cb.bytes[row * cb.bytesPerRow + column])
+                let v = Int(cr.bytes[row * cr.bytesPerRow + column])
+                let y = Int(luma.bytes[row * 2 * luma.bytesPerRow + column * 2])
+                if isOrange(y: y, u: u, v: v) { orange += 1 }
+            }
+        }
+        return Double(orange) / Double((x1 - x0) * (y1 - y0))
+    }
+
     public struct Accumulator: Sendable {
         let width: Int
         let height: Int
@@ -120,8 +148,7 @@ public struct RimFinder: Sendable {
                     let v = Int(cr.bytes[row * cr.bytesPerRow + column])
                     let y = Int(luma.bytes[row * 2 * luma.bytesPerRow + column * 2])
                     let index = row * columns + column
-                    // Orange: red well above blue, whatever the light (not a fixed ball colour).
-                    if v - u >= 45, v >= 145, y > 40 { orange[index] += 1 }
+                    if RimFinder.isOrange(y: y, u: u, v: v) { orange[index] += 1 }
                     if y >= 170, abs(u - 128) <= 20, abs(v - 128) <= 20 { white[index] += 1 }
                 }
             }

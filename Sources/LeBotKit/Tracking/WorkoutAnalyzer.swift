@@ -7,6 +7,9 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var rim: RimCalibration
     /// How the rim was found (nil: the user gave it).
     public var rimFound: RimFinder.Result?
+    /// The rim found again after the camera moved, from `time` on (shots after it are judged
+    /// against it; ``rim`` stays the first).
+    public var rimMoves: [RimMove] = []
     /// Seconds of video analysed.
     public var duration: Double
     public var frames: Int
@@ -26,7 +29,8 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var detectorMillisecondsPerFrame: Double
 
     enum CodingKeys: String, CodingKey {
-        case source, rim, rimFound, duration, frames, shots, attempts, makes, misses, indeterminate, fieldGoalPercentage
+        case source, rim, rimFound, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
+        case fieldGoalPercentage
         case processingSeconds, detectorMillisecondsPerFrame
     }
 
@@ -35,6 +39,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         try container.encode(source, forKey: .source)
         try container.encode(rim, forKey: .rim)
         try container.encodeIfPresent(rimFound, forKey: .rimFound)
+        if !rimMoves.isEmpty { try container.encode(rimMoves, forKey: .rimMoves) }
         try container.encode(duration, forKey: .duration)
         try container.encode(frames, forKey: .frames)
         try container.encode(shots, forKey: .shots)
@@ -52,6 +57,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         source = try container.decode(String.self, forKey: .source)
         rim = try container.decode(RimCalibration.self, forKey: .rim)
         rimFound = try container.decodeIfPresent(RimFinder.Result.self, forKey: .rimFound)
+        rimMoves = try container.decodeIfPresent([RimMove].self, forKey: .rimMoves) ?? []
         duration = try container.decode(Double.self, forKey: .duration)
         frames = try container.decode(Int.self, forKey: .frames)
         shots = try container.decode([ShotEvent].self, forKey: .shots)
@@ -73,6 +79,13 @@ public struct WorkoutAnalysis: Sendable, Codable {
     }
 }
 
+/// The rim found again after the camera moved.
+public struct RimMove: Sendable, Codable, Equatable {
+    /// Seconds into the video from which the new rim is used.
+    public var time: Double
+    public var found: RimFinder.Result
+}
+
 /// Reads a workout video and finds every shot: decode at the analysis width (YUV 4:2:0), track
 /// the ball, detect attempts and outcomes on media time.
 public struct WorkoutAnalyzer: Sendable {
@@ -85,6 +98,9 @@ public struct WorkoutAnalyzer: Sendable {
     public var readerOptions: ReaderOptions?
     /// How ``rim`` was found, when the finder found it (kept in the analysis).
     public var rimFound: RimFinder.Result?
+    /// Seconds a found rim may look bare (too little orange where it was) before it is looked for
+    /// again — the camera moved; nil never. A rim the user gave is kept whatever the picture.
+    public var rimLostSeconds: Double? = 2
     /// Frames are decoded at this width (height by aspect): the ball is ~20 px across, plenty.
     public var analysisWidth: Int
     /// Decoder threads (0: FFmpeg chooses). The benchmark uses 1.
@@ -157,25 +173,74 @@ public struct WorkoutAnalyzer: Sendable {
         var frames = 0
         var lastTime = 0.0
         var detectorTime = Duration.zero
+        // Watching a found rim: since when it looks bare, and the rim used before looking again.
+        var bareSince: Double?
+        var lastCheck = -Double.infinity
+        var lostRim: RimCalibration?
+        var rimMoves: [RimMove] = []
+        let watchRim = self.rim == nil || self.rimFound != nil
         func findRim(final: Bool) throws(MediaError) {
             guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
                 guard final || finder.frames >= 40 else { return }
-                throw RimFinder.noHoop(seconds: rimWarmUp)
+                guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
+                // Looked for again and not found: the old rim is the best there is.
+                lostRim = nil
+                shotDetector = ShotEventDetector(rim: previous, width: width, height: height, configuration: detector)
+                let waiting = held
+                held = []
+                for frame in waiting { try handle(frame) }
+                return
             }
-            rim = result.rim
-            rimFound = result
+            if lostRim != nil {
+                rimMoves.append(RimMove(time: firstHeld ?? lastTime, found: result))
+                lostRim = nil
+            } else {
+                rim = result.rim
+                rimFound = result
+            }
             onRim(result)
             shotDetector = ShotEventDetector(rim: result.rim, width: width, height: height, configuration: detector)
             let waiting = held
             held = []
             for frame in waiting { try handle(frame) }
         }
+        // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
+        // back (a player in front of it), or held for finding it again if it stays away.
+        var suspect: [VideoFrame] = []
         func handle(_ frame: VideoFrame) throws(MediaError) {
             if shouldStop() {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
             }
             let time = frame.pts?.seconds ?? Double(frames) / 30
-            guard let shotDetector else {
+            if let current = shotDetector, watchRim, let lost = rimLostSeconds {
+                if time - lastCheck >= 0.25 {
+                    lastCheck = time
+                    let bare = RimFinder.orangeFraction(in: frame, rim: current.rim) < 0.2
+                    bareSince = bare ? (bareSince ?? time) : nil
+                }
+                if let since = bareSince {
+                    suspect.append(frame)
+                    guard time - since >= lost else { return }
+                    // The camera moved: what was pending is judged with the old rim, and the rim is
+                    // looked for again from the first bare frame on.
+                    for shot in current.finish(at: since) {
+                        shots.append(shot)
+                        onShot(shot)
+                    }
+                    lostRim = current.rim
+                    shotDetector = nil
+                    finder = RimFinder.Accumulator(width: width, height: height)
+                    (firstHeld, lastSampled, bareSince) = (nil, -Double.infinity, nil)
+                    let waiting = suspect
+                    suspect = []
+                    for frame in waiting { try handle(frame) }
+                    return
+                }
+                let waiting = suspect
+                suspect = []
+                for frame in waiting { try analyse(frame, with: current) }
+            }
+            guard let detecting = shotDetector else {
                 held.append(frame)
                 let first = firstHeld ?? time
                 firstHeld = first
@@ -186,9 +251,13 @@ public struct WorkoutAnalyzer: Sendable {
                 if time - first >= rimWarmUp { try findRim(final: false) }
                 return
             }
+            try analyse(frame, with: detecting)
+        }
+        func analyse(_ frame: VideoFrame, with detecting: ShotEventDetector) throws(MediaError) {
+            let time = frame.pts?.seconds ?? Double(frames) / 30
             let clock = ContinuousClock.now
             let observations = try ballTracker.process(frame, time: time)
-            let decided = shotDetector.process(observations, time: time)
+            let decided = detecting.process(observations, time: time)
             detectorTime += ContinuousClock.now - clock
             frameHandler?(frame, time, observations)
             for shot in decided {
@@ -204,6 +273,10 @@ public struct WorkoutAnalyzer: Sendable {
             for frame in try decoder.decode(sample) { try handle(frame) }
         }
         for frame in try decoder.flush() { try handle(frame) }
+        if let detecting = shotDetector {
+            // Bare at the very end: too short to call the camera moved.
+            for frame in suspect { try analyse(frame, with: detecting) }
+        }
         if shotDetector == nil { try findRim(final: true) }
         for shot in shotDetector?.finish(at: lastTime) ?? [] {
             shots.append(shot)
@@ -218,6 +291,7 @@ public struct WorkoutAnalyzer: Sendable {
             processingSeconds: (ContinuousClock.now - started).seconds,
             detectorMillisecondsPerFrame: frames == 0 ? 0 : detectorTime.seconds * 1000 / Double(frames))
         analysis.rimFound = rimFound
+        analysis.rimMoves = rimMoves
         return analysis
     }
 }

@@ -179,6 +179,9 @@ function showResult(result, localURL = null) {
   $("workout-rim").textContent = found
     ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), shown as the box labelled “rim” on the picture. If it is not on the rim, tap the rim and analyse again.`
     : "Rim: the box you marked.";
+  for (const move of analysis.rimMoves || []) {
+    $("workout-rim").textContent += ` The camera moved at ${move.time.toFixed(1)} s: LeBot found the rim again and judged the later shots against it.`;
+  }
   if (used && !$("rim-step").hidden && localURL) draw(used);
   $("chart").src = result.chartURL;
   const replay = $("replay");
