@@ -329,9 +329,8 @@ public final class EventDetector: Sendable {
     /// anyway.
     static let nameWaitSeconds = 0.5
 
-    /// Whether a reading holds nothing but its event type's keywords (no name).
-    private func isBare(_ words: [String], type: String) -> Bool {
-        let announcing = profile.announcingWords(for: type)
+    /// Whether a reading holds nothing but its event type's keywords, `announcing` (no name).
+    private static func isBare(_ words: [String], _ announcing: Set<String>) -> Bool {
         guard !announcing.isEmpty else { return false }
         return words.filter { $0.count > 1 }.allSatisfy { word in
             announcing.contains(word)
@@ -349,7 +348,7 @@ public final class EventDetector: Sendable {
     private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent]) {
         var event = first
         let firstWords = TextFolding.words(TextFolding.fold(first.text))
-        if reading.confidence > first.confidence || isBare(firstWords, type: first.type) {
+        if reading.confidence > first.confidence || Self.isBare(firstWords, profile.announcingWords(for: first.type)) {
             event.text = reading.text
             event.confidence = reading.confidence
         }
@@ -403,7 +402,10 @@ public final class EventDetector: Sendable {
             // or over bright scenery) is like every line of its kind: it keeps the line in its place
             // (else the latest) on screen, never vouches for a line's identity, and confirms only a
             // new line read that way too.
-            let bare = isBare(words, type: match.type)
+            // The type's keywords, once per line read (the checks below run per recent line).
+            let announcing = profile.announcingWords(for: match.type)
+            func isBare(_ words: [String]) -> Bool { Self.isBare(words, announcing) }
+            let bare = isBare(words)
             var paired: Int?
             var best = -1.0
             let joined = words.joined(separator: " ")
@@ -413,7 +415,7 @@ public final class EventDetector: Sendable {
                     if score > best { (paired, best) = (index, score) }
                     continue
                 }
-                let named = line.readings.filter { !isBare($0, type: line.type) }
+                let named = line.readings.filter { !isBare($0) }
                 let alike = (named.isEmpty ? line.readings : named).filter { TextFolding.sameLine(words, $0) }
                 guard !alike.isEmpty else { continue }
                 let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0
@@ -425,7 +427,7 @@ public final class EventDetector: Sendable {
                     // A new line read the same way twice — in two pictures, or confidently in a picture
                     // shown again (a game drawing fewer frames than are sampled repeats its misreadings
                     // too): its event, from its first reading.
-                    let candidateBare = isBare(candidate.words, type: match.type)
+                    let candidateBare = isBare(candidate.words)
                     if bare && (!candidateBare || (now - candidate.event.time).seconds < Self.nameWaitSeconds) {
                         // Wait for a reading with the name (a print whose name never reads is an event
                         // without it after a while).
@@ -434,10 +436,10 @@ public final class EventDetector: Sendable {
                         state.recent[index].settle(on: words, agreeing: candidateBare ? nil : candidate.words)
                     }
                 } else if !bare {
-                    if let settled = state.recent[index].words, isBare(settled, type: match.type) {
+                    if let settled = state.recent[index].words, isBare(settled) {
                         // A line whose name was never read, now read in full.
                         state.recent[index].words = words
-                        state.recent[index].variants.removeAll { isBare($0, type: match.type) }
+                        state.recent[index].variants.removeAll { isBare($0) }
                     }
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
@@ -460,7 +462,7 @@ public final class EventDetector: Sendable {
                     // Confirmed by a second picture; the same picture shown again proves nothing.
                     if !result.repeated {
                         confirm(candidate.event, reading: match, into: &state.ready)
-                        state.recent[index].earlier = line.variants.filter { !isBare($0, type: match.type) }
+                        state.recent[index].earlier = line.variants.filter { !isBare($0) }
                         state.recent[index].earlierUntil = now + MediaTime(seconds: Self.misreadingSeconds)
                         state.recent[index].settle(on: words, agreeing: candidate.words)
                     }

@@ -99,18 +99,20 @@ public enum ProfileLibrary {
     /// Where users keep their own profiles.
     public static var userDirectory: String { CGamePaths.home + "/profiles" }
 
+    /// The profile in `profiles` called `name` or with it as an alias (any case, spaces around
+    /// ignored).
+    public static func find(_ name: String, in profiles: [GameProfile]) -> GameProfile? {
+        let wanted = name.trimmingWhitespace().lowercased()
+        return profiles.first { $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted } }
+    }
+
     /// A profile by name, alias or path to a JSON file.
     ///
     /// - Throws: ``MediaError`` `notFound` listing the known names; `invalidArgument` for a bad file.
     public static func profile(named name: String, userDirectory: String? = nil) throws(MediaError) -> GameProfile {
         if name.hasSuffix(".json") || name.contains("/") { return try load(name) }
-        let wanted = name.lowercased()
         let available = allProfiles(userDirectory: userDirectory ?? Self.userDirectory).profiles
-        if let found = available.first(where: {
-            $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
-        }) {
-            return found
-        }
+        if let found = find(name, in: available) { return found }
         throw MediaError(
             .notFound, operation: "find profile \(name)",
             message: "no such game; known: \(available.map(\.name).joined(separator: ", "))")

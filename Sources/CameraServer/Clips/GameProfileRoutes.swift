@@ -142,10 +142,7 @@ extension CameraCoreServer {
         guard let id = ProfileLibrary.slug(name) else {
             throw APIError(.badRequest, "name: use at least one letter A–Z or digit")
         }
-        let lowered = name.lowercased()
-        if ProfileLibrary.builtIn.contains(where: {
-            $0.name.lowercased() == lowered || $0.aliases.contains { $0.lowercased() == lowered }
-        }) {
+        if ProfileLibrary.find(name, in: ProfileLibrary.builtIn) != nil {
             throw APIError(.conflict, "name: \(name) is a game CGame already knows; choose another name")
         }
         let keyword = try keyword(taught.keyword)
@@ -171,14 +168,9 @@ extension CameraCoreServer {
     /// A shipped game by name or alias, else one the user taught; otherwise 400 naming `field` and
     /// the games there are.
     func gameProfile(named name: String, user: String, field: String) async throws -> GameProfile {
-        let wanted = name.trimmingWhitespace().lowercased()
         let mine = try await store.gameProfiles(userID: user).map(\.profile)
         let games = ProfileLibrary.readyToUse + mine
-        guard
-            let profile = games.first(where: {
-                $0.name.lowercased() == wanted || $0.aliases.contains { $0.lowercased() == wanted }
-            })
-        else {
+        guard let profile = ProfileLibrary.find(name, in: games) else {
             throw APIError(
                 .badRequest,
                 "\(field): no game called \"\(name.prefix(100))\"; choose one of "

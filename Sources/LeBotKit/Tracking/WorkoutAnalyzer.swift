@@ -179,30 +179,29 @@ public struct WorkoutAnalyzer: Sendable {
         var lostRim: RimCalibration?
         var rimMoves: [RimMove] = []
         let watchRim = self.rim == nil || self.rimFound != nil
+        /// Shots are looked for against `rim` from the frames held on.
+        func resume(with rim: RimCalibration) throws(MediaError) {
+            lostRim = nil
+            shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
+            let waiting = held
+            held = []
+            for frame in waiting { try handle(frame) }
+        }
         func findRim(final: Bool) throws(MediaError) {
             guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
                 guard final || finder.frames >= 40 else { return }
-                guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
                 // Looked for again and not found: the old rim is the best there is.
-                lostRim = nil
-                shotDetector = ShotEventDetector(rim: previous, width: width, height: height, configuration: detector)
-                let waiting = held
-                held = []
-                for frame in waiting { try handle(frame) }
-                return
+                guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
+                return try resume(with: previous)
             }
             if lostRim != nil {
                 rimMoves.append(RimMove(time: firstHeld ?? lastTime, found: result))
-                lostRim = nil
             } else {
                 rim = result.rim
                 rimFound = result
             }
             onRim(result)
-            shotDetector = ShotEventDetector(rim: result.rim, width: width, height: height, configuration: detector)
-            let waiting = held
-            held = []
-            for frame in waiting { try handle(frame) }
+            try resume(with: result.rim)
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.

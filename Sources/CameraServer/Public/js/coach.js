@@ -4,7 +4,7 @@
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import * as live from "./live.js";
-import { $, clearErrors, confirm, el, fieldError, megabytes, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, el, fieldError, fractionAt, megabytes, placeOver, toast, words } from "./ui.js";
 
 let file = null;
 let fileURL = null;
@@ -65,10 +65,7 @@ function choose() {
 function markRim() {
   const stage = $("rim-stage");
   let start = null;
-  const point = (event) => {
-    const box = $("workout-video").getBoundingClientRect();
-    return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
-  };
+  const point = (event) => fractionAt($("workout-video"), event);
   stage.addEventListener("pointerdown", (event) => { start = point(event); stage.setPointerCapture(event.pointerId); });
   stage.addEventListener("pointermove", (event) => { if (start) draw(box(start, point(event))); });
   stage.addEventListener("pointerup", (event) => {
@@ -89,13 +86,7 @@ function box(a, b) {
 }
 
 function draw(r) {
-  const shown = $("rim-box");
-  const video = $("workout-video");
-  shown.hidden = false;
-  Object.assign(shown.style, {
-    left: `${r.x * video.clientWidth}px`, top: `${r.y * video.clientHeight}px`,
-    width: `${r.width * video.clientWidth}px`, height: `${r.height * video.clientHeight}px`,
-  });
+  placeOver($("rim-box"), $("workout-video"), r);
 }
 
 function setRim(r) {

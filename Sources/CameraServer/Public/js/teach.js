@@ -2,7 +2,7 @@
 // server, which finds where they appear (POST /api/profiles/calibrate); the page draws that place
 // on the picture, lets the user draw another, and saves the game (POST /api/profiles).
 import { api, upload } from "./api.js";
-import { $, clearErrors, confirm, el, fieldError, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, el, fieldError, fractionAt, placeOver, toast, words } from "./ui.js";
 
 let file = null;
 let fileURL = null;
@@ -96,24 +96,15 @@ function showPicture(time) {
 function shownPicture() { return $("teach-video").hidden ? $("teach-picture") : $("teach-video"); }
 
 function drawRegion() {
-  const picture = shownPicture();
-  const box = $("teach-box");
-  box.hidden = !region;
-  if (!region) return;
-  Object.assign(box.style, {
-    left: `${region.x * picture.clientWidth}px`, top: `${region.y * picture.clientHeight}px`,
-    width: `${region.width * picture.clientWidth}px`, height: `${region.height * picture.clientHeight}px`,
-  });
+  $("teach-box").hidden = !region;
+  if (region) placeOver($("teach-box"), shownPicture(), region);
 }
 
 /** A box dragged on the picture replaces the proposed one. */
 function drawing() {
   const stage = $("teach-stage");
   let start = null;
-  const point = (event) => {
-    const box = shownPicture().getBoundingClientRect();
-    return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
-  };
+  const point = (event) => fractionAt(shownPicture(), event);
   const rectangle = (a, b) => ({ x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y) });
   stage.addEventListener("pointerdown", (event) => { start = point(event); stage.setPointerCapture(event.pointerId); });
   stage.addEventListener("pointermove", (event) => {

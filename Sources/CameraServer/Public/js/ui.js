@@ -123,3 +123,18 @@ export function ago(date) {
 }
 
 export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0) + " MB"; }
+
+/** Where a pointer event lands on `picture`, as fractions of it (0…1, clamped). */
+export function fractionAt(picture, event) {
+  const box = picture.getBoundingClientRect();
+  return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
+}
+
+/** Shows `shown` (absolutely placed over `picture`) on the rectangle `r`, given as fractions of the picture. */
+export function placeOver(shown, picture, r) {
+  shown.hidden = false;
+  Object.assign(shown.style, {
+    left: `${r.x * picture.clientWidth}px`, top: `${r.y * picture.clientHeight}px`,
+    width: `${r.width * picture.clientWidth}px`, height: `${r.height * picture.clientHeight}px`,
+  });
+}
