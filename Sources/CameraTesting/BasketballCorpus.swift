@@ -43,6 +43,8 @@ public enum BasketballCorpus {
         /// When the camera was knocked (seconds), and the rim box from then on.
         public var movedAt: Double?
         public var rimAfterMove: [Double]?
+        /// Where the camera stood (``CourtCorpus/Placement``); nil for the flat side views.
+        public var placement: String? = nil
 
         /// The rim box at `time`.
         public func rim(at time: Double) -> [Double] {

@@ -18,32 +18,13 @@ enum Corpus {
 }
 
 /// How detected shots line up with the ground truth of one video.
-struct Scored {
-    var attempts = 0
-    var found = 0
-    var correct = 0
-    var extra: [ShotEvent] = []
-    var missed: [BasketballCorpus.Event] = []
-    var wrong: [(BasketballCorpus.Event, ShotEvent)] = []
+typealias Scored = ShotScore<ShotEvent>
 
+extension ShotScore where Shot == ShotEvent {
     init(truth: [BasketballCorpus.Event], shots: [ShotEvent]) {
-        var unmatched = shots
-        for event in truth where event.kind.isShot {
-            attempts += 1
-            // Same shot: released within 0.4 s of the truth.
-            guard let index = unmatched.firstIndex(where: { abs($0.releaseTime - event.release) < 0.4 }) else {
-                missed.append(event)
-                continue
-            }
-            let shot = unmatched.remove(at: index)
-            found += 1
-            if (shot.outcome == .make) == event.made, shot.outcome != .indeterminate {
-                correct += 1
-            } else {
-                wrong.append((event, shot))
-            }
-        }
-        extra = unmatched
+        self.init(
+            truth: truth, shots: shots, release: \.releaseTime,
+            made: { $0.outcome == .indeterminate ? nil : $0.outcome == .make })
     }
 }
 

@@ -92,8 +92,11 @@ public struct RimFinder: Sendable {
 
     /// Counts, per chroma pixel, the sampled frames in which it was orange and in which it was
     /// bright and colourless (net, backboard, their paint).
-    /// Orange: red well above blue, whatever the light (not a fixed ball colour).
-    static func isOrange(y: Int, u: Int, v: Int) -> Bool { v - u >= 45 && v >= 145 && y > 40 }
+    /// Orange: red above neutral and blue below it, in any light — a painted rim in a dim gym, seen
+    /// one chroma pixel thick from the side, is mixed with what is around it (Cr 140–148, Cb
+    /// 115–120); in a bright one it is Cr 180, Cb 80. Orange things that never move and are not
+    /// rims (a wooden floor, a painted band) are told apart by shape, net and board.
+    static func isOrange(y: Int, u: Int, v: Int) -> Bool { v - 128 >= 8 && 128 - u >= 4 && v - u >= 18 && y > 40 }
 
     /// The share of the rim box (as fractions of the picture) that is orange in `frame` (YUV
     /// 4:2:0, read at chroma resolution): near 1 on the rim, near 0 where the camera no longer
@@ -142,6 +145,15 @@ public struct RimFinder: Sendable {
             guard frame.format == .yuv420p, frame.planes.count == 3, frame.width == width, frame.height == height
             else { return }
             let (luma, cb, cr) = (frame.planes[0], frame.planes[1], frame.planes[2])
+            // White (a net, a board) is bright for this picture: a board in a dim gym is grey.
+            var sum = 0
+            for row in stride(from: 0, to: luma.height, by: 4) {
+                for column in stride(from: 0, to: luma.width, by: 4) {
+                    sum += Int(luma.bytes[row * luma.bytesPerRow + column])
+                }
+            }
+            let mean = sum / max(1, ((luma.height + 3) / 4) * ((luma.width + 3) / 4))
+            let bright = min(170, mean + 25)
             for row in 0..<rows {
                 for column in 0..<columns {
                     let u = Int(cb.bytes[row * cb.bytesPerRow + column])
@@ -149,7 +161,7 @@ public struct RimFinder: Sendable {
                     let y = Int(luma.bytes[row * 2 * luma.bytesPerRow + column * 2])
                     let index = row * columns + column
                     if RimFinder.isOrange(y: y, u: u, v: v) { orange[index] += 1 }
-                    if y >= 170, abs(u - 128) <= 20, abs(v - 128) <= 20 { white[index] += 1 }
+                    if y >= bright, abs(u - 128) <= 20, abs(v - 128) <= 20 { white[index] += 1 }
                 }
             }
             frames += 1

@@ -16,6 +16,12 @@ import CameraCommon
 /// - nothing is decided within ``Configuration/attemptTimeout``, or another attempt starts → **miss**;
 /// - the ball is lost near the rim, or crosses and is never seen again → **indeterminate**.
 ///
+/// Seen from behind the shooter the ball comes down almost straight in the picture, and where it
+/// crosses the rim line no longer says whether it went in, fell short in front of the rim or long
+/// behind it. When the crossing is that steep (``Configuration/steepEntry``) and frames are given,
+/// the net decides: a ball through the hoop sets it swinging after it has left, a miss does not
+/// (``NetMotion``); no clear answer either way is **indeterminate**.
+///
 /// Everything runs on media time, so a file analyses the same at any speed.
 public final class ShotEventDetector {
     public struct Configuration: Sendable {
@@ -24,6 +30,12 @@ public final class ShotEventDetector {
         public var confirmationWindow = 0.6
         public var attemptTimeout = 3.0
         public var lostTimeout = 1.0
+        /// Degrees from horizontal (in the picture) from which a crossing is too steep to place.
+        public var steepEntry = 72.0
+        /// Seconds after a steep crossing in which the net is watched.
+        public var netWindow = 0.9
+        /// Share of the net's pixels that must change between frames, at the peak, for a make.
+        public var netMotionForMake = 0.06
         public init() {}
     }
 
@@ -35,6 +47,12 @@ public final class ShotEventDetector {
     private var attempt: Attempt?
     private var count = 0
     private var lastTime = 0.0
+    private var net: NetMotion?
+    /// Net motion per frame (time, share of its pixels that changed), the last few seconds.
+    private var netHistory: [(time: Double, motion: Double)] = []
+    /// Tracks whose attempt was decided, and when: what such a ball does next near the rim is a
+    /// rebound, not a shot.
+    private var decidedTracks: [Int: Double] = [:]
 
     struct Attempt {
         var track: Int
@@ -46,6 +64,8 @@ public final class ShotEventDetector {
         /// Where it last came down through the rim line, pixels.
         var crossingX: Double?
         var lastSeen: Double
+        /// It came down inside the rim too steeply to tell in from short or long: the net decides.
+        var steep = false
     }
 
     public init(rim: RimCalibration, width: Int, height: Int, configuration: Configuration = Configuration()) {
@@ -70,9 +90,15 @@ public final class ShotEventDetector {
 
     /// Feeds one frame's observations (best first, as ``BallTracker`` returns them); returns the
     /// attempts decided by this frame.
-    public func process(_ observations: [BallObservation], time: Double) -> [ShotEvent] {
+    /// `frame` (the analysed picture, YUV 4:2:0) lets the net be watched for steep crossings.
+    public func process(_ observations: [BallObservation], time: Double, frame: VideoFrame? = nil) -> [ShotEvent] {
         lastTime = time
         var decided: [ShotEvent] = []
+        if let frame {
+            if net == nil { net = NetMotion(rim: rim, width: Int(width), height: Int(height)) }
+            if let motion = net?.measure(frame, balls: observations) { netHistory.append((time, motion)) }
+            netHistory.removeAll { time - $0.time > 4 }
+        }
         for observation in observations {
             history[observation.track, default: []].append(observation)
         }
@@ -83,6 +109,18 @@ public final class ShotEventDetector {
             } else if let first = points.first, time - first.time > 4 {
                 history[track] = points.filter { time - $0.time <= 4 }
             }
+        }
+        if let current = attempt, current.steep, let crossing = current.crossing {
+            // Watch the net for a while after the ball came down into it, wherever the ball went.
+            if time - crossing.time >= configuration.netWindow {
+                let peak = netHistory.filter { $0.time > crossing.time }.map(\.motion).max() ?? 0
+                decided.append(
+                    peak >= configuration.netMotionForMake
+                        ? finish(current, .make, "the net swung after the ball came down into the rim", at: time)
+                        : finish(current, .miss, "came down at the rim but the net did not move", at: time))
+                attempt = nil
+            }
+            return decided
         }
         let ball = choose(observations)
         if var current = attempt {
@@ -142,7 +180,13 @@ public final class ShotEventDetector {
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
-        guard inUpZone(ball), let points = history[ball.track], points.count >= 3 else { return false }
+        guard inUpZone(ball), var points = history[ball.track] else { return false }
+        if let decided = decidedTracks[ball.track] {
+            // The same ball again: a shot only after it came well down first (caught, shot again).
+            points = points.filter { $0.time > decided }
+            guard let lowest = points.map(\.y).max(), lowest > rimLine + 2 * rimWidth else { return false }
+        }
+        guard points.count >= 3 else { return false }
         // It climbed: its lowest recent point is well below where it is now or was at its apex.
         let lowest = points.map(\.y).max() ?? ball.y
         let highest = points.map(\.y).min() ?? ball.y
@@ -150,7 +194,9 @@ public final class ShotEventDetector {
     }
 
     private func begin(_ ball: BallObservation, time: Double) -> Attempt {
-        let points = history[ball.track] ?? [ball]
+        let since = decidedTracks[ball.track] ?? -Double.infinity
+        let recent = (history[ball.track] ?? []).filter { $0.time > since }
+        let points = recent.isEmpty ? [ball] : recent
         // Release: walk back from the highest point through continuous flight (the ball moves
         // every frame) to where it was last still, in the shooter's hands.
         let apexIndex = points.indices.min { points[$0].y < points[$1].y } ?? points.count - 1
@@ -201,6 +247,7 @@ public final class ShotEventDetector {
                 attempt.crossing = (
                     previous.time + (ball.time - previous.time) * (rimLine - previous.y) / max(dy, 1e-6), angle
                 )
+                attempt.steep = angle >= configuration.steepEntry && net != nil
                 return nil
             }
             attempt.crossing = nil
@@ -237,6 +284,8 @@ public final class ShotEventDetector {
 
     private func finish(_ attempt: Attempt, _ outcome: ShotOutcome, _ reason: String, at time: Double) -> ShotEvent {
         count += 1
+        decidedTracks[attempt.track] = time
+        decidedTracks = decidedTracks.filter { time - $0.value < 10 }
         let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
         return ShotEvent(

@@ -41,9 +41,16 @@ public final class BallTracker {
         /// Smallest and largest ball radius, as a fraction of the frame width.
         public var minimumRadius = 0.006
         public var maximumRadius = 0.04
-        /// Orange: Cr at least this and Cr − Cb at least ``orangeMargin``.
-        public var minimumCr = 150
-        public var orangeMargin = 70
+        /// Orange in any light: Cr at least this far above neutral (128), Cb at least
+        /// ``minimumBlueness`` below it, and not yellow (Cr's rise at least half Cb's fall). A ball in a
+        /// dim gym sits barely off neutral (Cr 141, Cb 117), in a bright one far off (Cr 188, Cb 70).
+        public var minimumRedness = 6
+        public var minimumBlueness = 3
+        /// How far (|ΔCb| + |ΔCr|) a pixel's chroma must be from the background model's to be new.
+        public var minimumChange = 14
+        /// Once a flight has been followed, blobs whose colour is further than this (|ΔCb| + |ΔCr|)
+        /// from the ball's learned colour are not balls (a skin tone, a shirt).
+        public var colourTolerance = 26
         /// How fast the background model follows the scene, per frame.
         public var backgroundRate = 0.04
         /// Frames a track survives without a detection.
@@ -59,6 +66,8 @@ public final class BallTracker {
     private var mask: [UInt8] = []
     private var stack: [Int32] = []
     private var tracks: [Track] = []
+    /// The ball's colour in this video (mean Cb, Cr), learned from the flights followed so far.
+    public private(set) var ballColour: (cb: Double, cr: Double)?
     private var nextTrack = 1
     /// Frames seen so far.
     public private(set) var framesProcessed = 0
@@ -67,6 +76,10 @@ public final class BallTracker {
         var id: Int
         var points: [BallObservation]
         var missed = 0
+        /// Mean colour of its blobs so far, and whether it has taught ``ballColour``.
+        var cb = 0.0
+        var cr = 0.0
+        var taught = false
 
         /// Where the ball should be at `time`: constant acceleration from the last three points,
         /// constant velocity from two.
@@ -124,6 +137,7 @@ public final class BallTracker {
                 }
             }
             tracks = []
+            ballColour = nil
         }
         framesProcessed += 1
         let blobs = findBlobs(cb: cb, cr: cr)
@@ -135,14 +149,18 @@ public final class BallTracker {
         var y: Double
         var radius: Double
         var confidence: Double
+        /// Mean chroma of its pixels.
+        var cb: Double
+        var cr: Double
     }
 
     /// Candidate pixels → connected components → ball-like blobs, in luma pixel units.
     private func findBlobs(cb: Plane, cr: Plane) -> [Blob] {
         let cw = cb.width
         let ch = cb.height
-        let minimumCr = Float(configuration.minimumCr)
-        let margin = Float(configuration.orangeMargin)
+        let redness = Float(configuration.minimumRedness)
+        let blueness = Float(configuration.minimumBlueness)
+        let change = Float(configuration.minimumChange)
         let rate = Float(configuration.backgroundRate)
         cb.bytes.withUnsafeBufferPointer { cbBytes in
             cr.bytes.withUnsafeBufferPointer { crBytes in
@@ -156,9 +174,11 @@ public final class BallTracker {
                                     let i = y * cw + x
                                     let u = Float(cbBytes[rowCb + x])
                                     let v = Float(crBytes[rowCr + x])
-                                    let orange = v >= minimumCr && v - u >= margin
-                                    let wasOrange = bgCr[i] >= minimumCr - 8 && bgCr[i] - bgCb[i] >= margin - 15
-                                    let candidate = orange && !wasOrange
+                                    let red = v - 128
+                                    let blue = 128 - u
+                                    let orange = red >= redness && blue >= blueness && red * 2 >= blue
+                                    let changed = abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
+                                    let candidate = orange && changed
                                     mask[i] = candidate ? 1 : 0
                                     // Follow the scene, but slowly under a candidate so the ball does
                                     // not melt into the background while it is held still.
@@ -183,6 +203,8 @@ public final class BallTracker {
             stack.removeAll(keepingCapacity: true)
             stack.append(Int32(start))
             var area = 0
+            var sumCb = 0
+            var sumCr = 0
             var sumX = 0
             var sumY = 0
             var minX = Int.max
@@ -194,6 +216,8 @@ public final class BallTracker {
                 let x = i % cw
                 let y = i / cw
                 area += 1
+                sumCb += Int(cb.bytes[y * cb.bytesPerRow + x])
+                sumCr += Int(cr.bytes[y * cr.bytesPerRow + x])
                 sumX += x
                 sumY += y
                 minX = min(minX, x)
@@ -233,14 +257,41 @@ public final class BallTracker {
             blobs.append(
                 Blob(
                     x: (Double(sumX) / Double(area) + 0.5) * 2, y: (Double(sumY) / Double(area) + 0.5) * 2,
-                    radius: max(1, radius * 2), confidence: max(0, min(1, roundness))))
+                    radius: max(1, radius * 2), confidence: max(0, min(1, roundness)),
+                    cb: Double(sumCb) / Double(area), cr: Double(sumCr) / Double(area)))
         }
         return blobs
+    }
+
+    /// A track that flew: 10 points or more, round, and a rise of several of its own radii (a
+    /// thrown or dribbled ball; a shirt, a rolling ball or a skin tone does not rise like that).
+    private func isFlight(_ track: Track) -> Bool {
+        guard track.points.count >= 10 else { return false }
+        let recent = track.points.suffix(30)
+        let rise = (recent.map(\.y).max() ?? 0) - (recent.map(\.y).min() ?? 0)
+        let radius = recent.map(\.radius).reduce(0, +) / Double(recent.count)
+        let round = recent.map(\.confidence).reduce(0, +) / Double(recent.count)
+        return rise >= 6 * radius && round >= 0.5
+    }
+
+    /// The ball's colour: the first flight sets it, later ones move it (light changes over a
+    /// session; a ball that goes from a bright to a dim end of the gym).
+    private func learn(from track: Track) {
+        guard track.taught else { return }
+        guard let colour = ballColour else {
+            ballColour = (track.cb, track.cr)
+            return
+        }
+        ballColour = (colour.cb + (track.cb - colour.cb) * 0.02, colour.cr + (track.cr - colour.cr) * 0.02)
     }
 
     /// Greedy nearest-prediction assignment of blobs to tracks; unmatched blobs start tracks.
     private func associate(_ blobs: [Blob], time: Double) -> [BallObservation] {
         var unused = Array(blobs.indices)
+        if let colour = ballColour {
+            let tolerance = Double(configuration.colourTolerance)
+            unused.removeAll { abs(blobs[$0].cb - colour.cb) + abs(blobs[$0].cr - colour.cr) > tolerance }
+        }
         var observations: [BallObservation] = []
         // Longest tracks choose first: a ball in flight should not lose its blob to a new track.
         let order = tracks.indices.sorted { tracks[$0].points.count > tracks[$1].points.count }
@@ -263,6 +314,13 @@ public final class BallTracker {
                 tracks[index].points.append(observation)
                 if tracks[index].points.count > 240 { tracks[index].points.removeFirst(60) }
                 tracks[index].missed = 0
+                let n = Double(min(tracks[index].points.count, 30))
+                tracks[index].cb += (blob.cb - tracks[index].cb) / n
+                tracks[index].cr += (blob.cr - tracks[index].cr) / n
+                learn(from: tracks[index])
+                if !tracks[index].taught, tracks[index].points.count >= 10, isFlight(tracks[index]) {
+                    tracks[index].taught = true
+                }
                 observations.append(observation)
             } else {
                 tracks[index].missed += 1
@@ -273,7 +331,7 @@ public final class BallTracker {
             let blob = blobs[index]
             let observation = BallObservation(
                 time: time, x: blob.x, y: blob.y, radius: blob.radius, track: nextTrack, confidence: blob.confidence)
-            tracks.append(Track(id: nextTrack, points: [observation]))
+            tracks.append(Track(id: nextTrack, points: [observation], cb: blob.cb, cr: blob.cr))
             nextTrack += 1
             observations.append(observation)
         }

@@ -256,7 +256,7 @@ public struct WorkoutAnalyzer: Sendable {
             let time = frame.pts?.seconds ?? Double(frames) / 30
             let clock = ContinuousClock.now
             let observations = try ballTracker.process(frame, time: time)
-            let decided = detecting.process(observations, time: time)
+            let decided = detecting.process(observations, time: time, frame: frame)
             detectorTime += ContinuousClock.now - clock
             frameHandler?(frame, time, observations)
             for shot in decided {

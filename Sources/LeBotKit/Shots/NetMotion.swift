@@ -1,0 +1,57 @@
+import CameraCommon
+
+/// How much the net under the rim moves between frames: the share of its pixels whose brightness
+/// changed by more than ``threshold``, leaving out the pixels around any ball seen (a ball passing in
+/// front of the net or through it changes them itself).
+///
+/// A shot through the hoop sets the net swinging for about a second after the ball has left it; a
+/// ball that falls in front of the rim or bounces off it barely moves the net. That is what tells a
+/// make from a miss when the camera looks along the shot (behind the shooter), where the ball's path
+/// in the picture does not.
+public struct NetMotion: Sendable {
+    /// The net's box in analysis pixels: under the rim, as wide as it and ~0.9 rim widths deep.
+    public let x0: Int
+    public let x1: Int
+    public let y0: Int
+    public let y1: Int
+    public var threshold = 22
+    private var previous: [UInt8] = []
+
+    public init(rim: RimCalibration, width: Int, height: Int) {
+        let w = Double(width)
+        let h = Double(height)
+        let rimWidth = rim.width * w
+        x0 = max(0, Int(rim.x * w))
+        x1 = min(width, Int(((rim.x + rim.width) * w).rounded(.up)))
+        y0 = max(0, min(height, Int((rim.y + rim.height) * h)))
+        y1 = max(y0, min(height, Int((rim.y + rim.height) * h + rimWidth * 0.9)))
+    }
+
+    /// The share of the net's pixels that changed since the last frame (0 on the first).
+    public mutating func measure(_ frame: VideoFrame, balls: [BallObservation]) -> Double? {
+        guard frame.format == .yuv420p, x1 > x0, y1 > y0 else { return nil }
+        let luma = frame.planes[0]
+        let columns = x1 - x0
+        var current = [UInt8](repeating: 0, count: columns * (y1 - y0))
+        for row in y0..<y1 {
+            for column in x0..<x1 {
+                current[(row - y0) * columns + column - x0] = luma.bytes[row * luma.bytesPerRow + column]
+            }
+        }
+        defer { previous = current }
+        guard previous.count == current.count else { return 0 }
+        var changed = 0
+        var counted = 0
+        let near = balls.map { ball in (ball.x, ball.y, (ball.radius * 2.5) * (ball.radius * 2.5)) }
+        for row in y0..<y1 {
+            for column in x0..<x1 {
+                let (px, py) = (Double(column), Double(row))
+                if near.contains(where: { (px - $0.0) * (px - $0.0) + (py - $0.1) * (py - $0.1) < $0.2 }) { continue }
+                counted += 1
+                let i = (row - y0) * columns + column - x0
+                if abs(Int(current[i]) - Int(previous[i])) > threshold { changed += 1 }
+            }
+        }
+        return counted == 0 ? nil : Double(changed) / Double(counted)
+    }
+}
