@@ -16,6 +16,7 @@ public struct NetMotion: Sendable {
     public let y1: Int
     public var threshold = 22
     private var previous: [UInt8] = []
+    private var current: [UInt8] = []
 
     public init(rim: RimCalibration, width: Int, height: Int) {
         let w = Double(width)
@@ -27,18 +28,21 @@ public struct NetMotion: Sendable {
         y1 = max(y0, min(height, Int((rim.y + rim.height) * h + rimWidth * 0.9)))
     }
 
-    /// The share of the net's pixels that changed since the last frame (0 on the first).
+    /// Drops the last frame kept: the next measure compares with nothing (after frames not measured).
+    public mutating func forget() { previous.removeAll(keepingCapacity: true) }
+
+    /// The share of the net's pixels that changed since the last frame measured (0 on the first).
     public mutating func measure(_ frame: VideoFrame, balls: [BallObservation]) -> Double? {
         guard frame.format == .yuv420p, x1 > x0, y1 > y0 else { return nil }
         let luma = frame.planes[0]
         let columns = x1 - x0
-        var current = [UInt8](repeating: 0, count: columns * (y1 - y0))
+        if current.count != columns * (y1 - y0) { current = [UInt8](repeating: 0, count: columns * (y1 - y0)) }
         for row in y0..<y1 {
             for column in x0..<x1 {
                 current[(row - y0) * columns + column - x0] = luma.bytes[row * luma.bytesPerRow + column]
             }
         }
-        defer { previous = current }
+        defer { swap(&previous, &current) }
         guard previous.count == current.count else { return 0 }
         var changed = 0
         var counted = 0

@@ -94,10 +94,13 @@ public final class ShotEventDetector {
     public func process(_ observations: [BallObservation], time: Double, frame: VideoFrame? = nil) -> [ShotEvent] {
         lastTime = time
         var decided: [ShotEvent] = []
-        if let frame {
+        // The net is watched only while a shot is in the air: the rule looks at it after a crossing.
+        if let frame, attempt != nil {
             if net == nil { net = NetMotion(rim: rim, width: Int(width), height: Int(height)) }
             if let motion = net?.measure(frame, balls: observations) { netHistory.append((time, motion)) }
             netHistory.removeAll { time - $0.time > 4 }
+        } else if frame != nil {
+            net?.forget()
         }
         for observation in observations {
             history[observation.track, default: []].append(observation)
