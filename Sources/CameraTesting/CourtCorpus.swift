@@ -33,6 +33,13 @@ public enum CourtCorpus {
         case behind
     }
 
+    /// Seeds the analyzer's rules were set on (looking at their videos and numbers).
+    public static let tuningSeeds: [UInt64] = [1, 2, 3]
+    /// Seeds kept from tuning: rendered and scored only after the code was frozen. 501–503 were
+    /// first scored at the end of stop 28 (and so have been seen once since); 601–603 were added at
+    /// stop 29 and first scored at its end.
+    public static let heldOutSeeds: [UInt64] = [501, 502, 503, 601, 602, 603]
+
     public struct Options: Sendable {
         public var placement: Placement
         public var width = 1280

@@ -33,3 +33,21 @@ public struct ShotScore<Shot> {
         extra = unmatched
     }
 }
+
+/// How far a found rim box is from the truth's, both `[x, y, width, height]` as fractions of the
+/// picture: its centre's distance and its width, in rim widths. Found means the centre within a
+/// quarter of the rim's width and the width between 0.75× and 1.3× (the side view's box takes in the
+/// bracket to the board).
+public struct RimScore: Sendable {
+    public let centre: Double
+    public let width: Double
+
+    public init(found: [Double], truth: [Double]) {
+        let dx = (found[0] + found[2] / 2) - (truth[0] + truth[2] / 2)
+        let dy = (found[1] + found[3] / 2) - (truth[1] + truth[3] / 2)
+        centre = (dx * dx + dy * dy).squareRoot() / truth[2]
+        width = found[2] / truth[2]
+    }
+
+    public var isFound: Bool { centre <= 0.25 && (0.75...1.3).contains(width) }
+}

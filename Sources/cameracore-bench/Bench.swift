@@ -24,6 +24,10 @@ struct Bench: ParsableCommand {
             --runs times, alternating ours and theirs, and prints a Markdown table with median wall
             times, their ratio (ours / theirs; below 1.0 means we are faster) and peak memory.
             Run through `make bench`, which builds in release mode first.
+
+            `--only court` is LeBot's accuracy table on the 3D court corpus instead: every camera
+            placement, tuning and held-out seeds, 1280×720, `lebot analyze` with no `--rim` (the
+            videos are rendered into --work the first time, ~5 minutes).
             """)
 
     @Option(help: "Folder for generated media and outputs.")
@@ -41,6 +45,11 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        if only == "court" {
+            // Accuracy alone: none of the speed cases' media is needed.
+            try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"))
+            return
+        }
         let cameracore = Self.siblingExecutable("cameracore")
         guard FileManager.default.isExecutableFile(atPath: cameracore) else {
             throw ValidationError("\(cameracore) is missing; build it first (make bench does)")
@@ -120,10 +129,13 @@ struct Bench: ParsableCommand {
         let runWatchBox = only.map { $0.contains("watchbox") } ?? true
         let runLeBot = only.map { $0.contains("lebot") } ?? true
         let runServer = only.map { $0.contains("server") } ?? true
+        let runCourt = only == nil
         if let only { cases = cases.filter { $0.name.contains(only) } }
 
-        print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
-        print("|---|---|---|---|---|---|---|")
+        if !cases.isEmpty {
+            print("| case | ours (s) | ffmpeg (s) | ratio | goal | ours peak MB | ffmpeg peak MB |")
+            print("|---|---|---|---|---|---|---|")
+        }
         for benchCase in cases {
             var ours: [Measurement] = []
             var theirs: [Measurement] = []
@@ -153,6 +165,9 @@ struct Bench: ParsableCommand {
         }
         if runServer {
             try ServerBench.run(work: work, server: Self.siblingExecutable("cameracore-server"), runs: runs)
+        }
+        if runCourt {
+            try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"))
         }
     }
 

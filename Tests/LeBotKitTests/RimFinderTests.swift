@@ -5,10 +5,8 @@ import LeBotKit
 import Testing
 
 /// How close a found rim is to the true one: centre error and width ratio, in rim widths.
-func rimError(_ found: RimCalibration, _ truth: [Double]) -> (centre: Double, width: Double) {
-    let dx = (found.x + found.width / 2) - (truth[0] + truth[2] / 2)
-    let dy = (found.y + found.height / 2) - (truth[1] + truth[3] / 2)
-    return ((dx * dx + dy * dy).squareRoot() / truth[2], found.width / truth[2])
+func rimError(_ found: RimCalibration, _ truth: [Double]) -> RimScore {
+    RimScore(found: [found.x, found.y, found.width, found.height], truth: truth)
 }
 
 /// Seeds the finder was tuned on, and seeds kept back and looked at only to report.
@@ -46,7 +44,7 @@ enum RimSeeds {
                 continue
             }
             let error = rimError(analysis.rim, video.rim)
-            if error.centre <= 0.25, (0.75...1.3).contains(error.width) { found += 1 }
+            if error.isFound { found += 1 }
             let scored = Scored(truth: video.events, shots: analysis.shots)
             attempts += scored.attempts
             detected += scored.found
@@ -112,7 +110,7 @@ enum RimSeeds {
             // Noticed within the 2 s a rim may look bare; used from the first bare frame.
             #expect(move.time >= movedAt - 0.3 && move.time <= movedAt + 1, "\(lines.last!)")
             let error = rimError(move.found.rim, after)
-            #expect(error.centre <= 0.25 && (0.75...1.3).contains(error.width), "\(lines.last!): \(error)")
+            #expect(error.isFound, "\(lines.last!): \(error)")
         }
         print("\(name) seeds, camera knocked:\n" + lines.joined(separator: "\n"))
         #expect(Double(detected) >= 0.9 * Double(attempts), "\(lines)")

@@ -46,13 +46,17 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     public var depth: Double?
     /// The apex above the rim, feet (the rim seen edge-on is 18 in across).
     public var arcFeet: Double?
+    /// At its busiest after the ball came down into the rim, the share of the net's pixels that
+    /// moved between frames (``NetMotion``); nil when the net was not watched.
+    public var netMotion: Double?
     public var trajectory: Trajectory?
 
     public init(
         number: Int, releaseTime: Double, apexTime: Double, rimTime: Double?, decidedTime: Double,
         outcome: ShotOutcome, reason: String, releasePoint: NormalizedPoint, entryAngle: Double?, apexHeight: Double,
-        trajectory: Trajectory?, depth: Double? = nil, arcFeet: Double? = nil
+        trajectory: Trajectory?, depth: Double? = nil, arcFeet: Double? = nil, netMotion: Double? = nil
     ) {
+        self.netMotion = netMotion
         self.depth = depth
         self.arcFeet = arcFeet
         self.number = number

@@ -16,11 +16,13 @@ import CameraCommon
 /// - nothing is decided within ``Configuration/attemptTimeout``, or another attempt starts → **miss**;
 /// - the ball is lost near the rim, or crosses and is never seen again → **indeterminate**.
 ///
-/// Seen from behind the shooter the ball comes down almost straight in the picture, and where it
-/// crosses the rim line no longer says whether it went in, fell short in front of the rim or long
-/// behind it. When the crossing is that steep (``Configuration/steepEntry``) and frames are given,
-/// the net decides: a ball through the hoop sets it swinging after it has left, a miss does not
-/// (``NetMotion``); no clear answer either way is **indeterminate**.
+/// When frames are given, the net under the rim is watched for ``Configuration/netWindow`` after
+/// the ball comes down into the rim (``NetMotion``), and the attempt is decided then. Seen from
+/// behind the shooter the ball comes down almost straight in the picture, and where it crosses the
+/// rim line no longer says whether it went in, fell short in front of the rim or long behind it:
+/// when the crossing is that steep (``Configuration/steepEntry``) the net decides — a ball through
+/// the hoop sets it swinging, a miss does not. A hoop whose net never swings (none, or a painted
+/// one: a make by the path left it still) hands steep crossings back to the path.
 ///
 /// Everything runs on media time, so a file analyses the same at any speed.
 public final class ShotEventDetector {
@@ -53,6 +55,10 @@ public final class ShotEventDetector {
     /// Tracks whose attempt was decided, and when: what such a ball does next near the rim is a
     /// rebound, not a shot.
     private var decidedTracks: [Int: Double] = [:]
+    /// Shots after which the net was seen to swing, and makes by the ball's path after which it
+    /// did not: a hoop with no net (or one that never moves) is told apart from a live net.
+    private var netSwung = 0
+    private var netStill = 0
 
     struct Attempt {
         var track: Int
@@ -66,6 +72,8 @@ public final class ShotEventDetector {
         var lastSeen: Double
         /// It came down inside the rim too steeply to tell in from short or long: the net decides.
         var steep = false
+        /// What the ball's path said after it came down into the rim (nil: not yet, or lost).
+        var geometry: (ShotOutcome, String)?
     }
 
     public init(rim: RimCalibration, width: Int, height: Int, configuration: Configuration = Configuration()) {
@@ -113,15 +121,22 @@ public final class ShotEventDetector {
                 history[track] = points.filter { time - $0.time <= 4 }
             }
         }
-        if let current = attempt, current.steep, let crossing = current.crossing {
-            // Watch the net for a while after the ball came down into it, wherever the ball went.
-            if time - crossing.time >= configuration.netWindow {
-                let peak = netHistory.filter { $0.time > crossing.time }.map(\.motion).max() ?? 0
-                decided.append(
-                    peak >= configuration.netMotionForMake
-                        ? finish(current, .make, "the net swung after the ball came down into the rim", at: time)
-                        : finish(current, .miss, "came down at the rim but the net did not move", at: time))
+        if var current = attempt, let crossing = current.crossing, net != nil {
+            // The ball came down into the rim: follow it, and watch the net for a while, wherever
+            // the ball went; then the path and the net decide together (``judge(_:at:)``).
+            if current.geometry == nil, let ball = choose(observations),
+                ball.track == current.track || isContinuation(ball, of: current)
+            {
+                current.geometry = advance(&current, with: ball)
+            }
+            if current.crossing == nil {
+                // Back up above the rim (in and out): the attempt goes on.
+                attempt = current
+            } else if time - crossing.time >= configuration.netWindow {
+                decided.append(judge(current, crossing: crossing, at: time))
                 attempt = nil
+            } else {
+                attempt = current
             }
             return decided
         }
@@ -285,7 +300,44 @@ public final class ShotEventDetector {
         return roots.first { $0 >= low && $0 <= high } ?? linear
     }
 
-    private func finish(_ attempt: Attempt, _ outcome: ShotOutcome, _ reason: String, at time: Double) -> ShotEvent {
+    /// Decides an attempt whose ball came down into the rim, once the net has been watched for
+    /// ``Configuration/netWindow``. A net that swung means the ball went through. A crossing too
+    /// steep to place (``Attempt/steep``) with a still net is a miss — unless the net has never
+    /// swung in this video while the ball's path went through the rim at least once (a hoop with
+    /// no net, or one that does not move): then the path decides. Any other crossing is decided by
+    /// the path (from the side the net moves too little to overrule it: makes were measured from
+    /// 0.6 % to 18 % of its pixels), or, when the ball was lost under the rim, by the net.
+    private func judge(_ attempt: Attempt, crossing: (time: Double, angle: Double), at time: Double) -> ShotEvent {
+        let peak = netHistory.filter { $0.time > crossing.time }.map(\.motion).max() ?? 0
+        let swung = peak >= configuration.netMotionForMake
+        let netIsDead = netSwung == 0 && netStill >= 1
+        if swung {
+            netSwung += 1
+        } else if attempt.geometry?.0 == .make {
+            netStill += 1
+        }
+        let outcome: (ShotOutcome, String)
+        if attempt.steep {
+            outcome =
+                swung
+                ? (.make, "the net swung after the ball came down into the rim")
+                : netIsDead
+                    ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
+                    : (.miss, "came down at the rim but the net did not move")
+        } else if let geometry = attempt.geometry {
+            outcome = geometry
+        } else {
+            outcome =
+                swung
+                ? (.make, "lost in the net, which swung")
+                : (.indeterminate, "went through the rim line but was not seen below it")
+        }
+        return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
+    }
+
+    private func finish(
+        _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: String, at time: Double, netMotion: Double? = nil
+    ) -> ShotEvent {
         count += 1
         decidedTracks[attempt.track] = time
         decidedTracks = decidedTracks.filter { time - $0.value < 10 }
@@ -302,6 +354,6 @@ public final class ShotEventDetector {
                 // Along the line from the shooter: past the centre is deep.
                 let centre = (rimLeft + rimRight) / 2
                 return (x - centre) * (attempt.release.x < centre ? 1 : -1) * inchesPerPixel
-            }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12)
+            }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
     }
 }

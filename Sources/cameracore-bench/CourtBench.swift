@@ -1,0 +1,154 @@
+import CameraTesting
+import Foundation
+import LeBotKit
+
+/// LeBot's accuracy on the 3D court corpus (``CourtCorpus``): `lebot analyze VIDEO --json` with no
+/// `--rim`, per camera placement, on the tuning seeds and, beside them, on the held-out seeds. The
+/// videos are rendered once into `--work` (1280×720, 30 fps, 6 events each) and reused.
+///
+/// Not a speed case: this is the table of how often the rim is found, shots are found and judged
+/// right, and how many shots are invented, that issue 18's goals are written against.
+enum CourtBench {
+    struct Tally {
+        var videos = 0
+        var rims = 0
+        var attempts = 0
+        var found = 0
+        var correct = 0
+        var indeterminate = 0
+        var extra = 0
+
+        static func + (a: Tally, b: Tally) -> Tally {
+            Tally(
+                videos: a.videos + b.videos, rims: a.rims + b.rims, attempts: a.attempts + b.attempts,
+                found: a.found + b.found, correct: a.correct + b.correct,
+                indeterminate: a.indeterminate + b.indeterminate, extra: a.extra + b.extra)
+        }
+
+        var row: String {
+            "\(videos) | \(rims)/\(videos) | \(found)/\(attempts) = \(format(ratio(found, attempts), digits: 2)) | \(correct)/\(found) = \(format(ratio(correct, found), digits: 2)) | \(indeterminate) | \(extra) = \(format(100 * ratio(extra, attempts), digits: 0)) per 100 |"
+        }
+
+        func ratio(_ a: Int, _ b: Int) -> Double { Double(a) / Double(max(b, 1)) }
+    }
+
+    static func run(work: String, lebot: String) throws {
+        for (name, seeds) in [("tuning", CourtCorpus.tuningSeeds), ("held-out", CourtCorpus.heldOutSeeds)] {
+            let seedList = seeds.map(String.init).joined(separator: ", ")
+            print("")
+            print("LeBot on the 3D court, \(name) seeds \(seedList): 1280×720 30 fps, 6 events per video, no `--rim`")
+            print("")
+            print("| placement | videos | rim found | shots found | judged right | indeterminate | extra shots |")
+            print("|---|---|---|---|---|---|---|")
+            var total = Tally()
+            var details: [String] = []
+            for placement in CourtCorpus.Placement.allCases {
+                let videos = try corpus(
+                    in: "\(work)/court-720p/\(placement.rawValue)", seeds: seeds, placement: placement)
+                let results = analyze(videos, lebot: lebot)
+                var tally = Tally()
+                for (video, result) in zip(videos, results) {
+                    tally.videos += 1
+                    let shots = video.events.filter(\.kind.isShot).count
+                    guard case .success(let analysis) = result else {
+                        tally.attempts += shots
+                        if case .failure(let error) = result { details.append("\(video.path): \(error)") }
+                        continue
+                    }
+                    let rim = RimScore(
+                        found: [analysis.rim.x, analysis.rim.y, analysis.rim.width, analysis.rim.height],
+                        truth: video.rim)
+                    if rim.isFound {
+                        tally.rims += 1
+                    } else {
+                        details.append(
+                            "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)))"
+                        )
+                    }
+                    let scored = ShotScore(
+                        truth: video.events, shots: analysis.shots, release: \.releaseTime,
+                        made: { $0.outcome == .indeterminate ? nil : $0.outcome == .make })
+                    tally.attempts += scored.attempts
+                    tally.found += scored.found
+                    tally.correct += scored.correct
+                    tally.extra += scored.extra.count
+                    tally.indeterminate += analysis.shots.filter { $0.outcome == .indeterminate }.count
+                    for event in scored.missed {
+                        details.append(
+                            "\(video.path): \(event.kind) released at \(format(event.release, digits: 1)) s not found")
+                    }
+                    for (event, shot) in scored.wrong {
+                        details.append(
+                            "\(video.path): \(event.kind) at \(format(event.release, digits: 1)) s called \(shot.outcome.rawValue.lowercased()) (\(shot.reason))"
+                        )
+                    }
+                    for shot in scored.extra {
+                        details.append(
+                            "\(video.path): extra shot at \(format(shot.releaseTime, digits: 1)) s, \(shot.outcome.rawValue.lowercased()) (\(shot.reason))"
+                        )
+                    }
+                }
+                print("| \(placement.rawValue) | \(tally.row)")
+                total = total + tally
+            }
+            print("| all | \(total.row)")
+            print("")
+            print("Goals: rim found ≥ 95 %, shots found ≥ 0.98, judged right ≥ 0.97, extra ≤ 1 per 100.")
+            if !details.isEmpty {
+                print("")
+                print("What went wrong (\(name)):")
+                for line in details { print("- \(line)") }
+            }
+        }
+    }
+
+    /// The placement's videos for these seeds: read back when already rendered, else rendered now.
+    static func corpus(in folder: String, seeds: [UInt64], placement: CourtCorpus.Placement) throws
+        -> [BasketballCorpus.Video]
+    {
+        var videos: [BasketballCorpus.Video] = []
+        for seed in seeds {
+            let seedFolder = "\(folder)/\(seed)"
+            if let data = FileManager.default.contents(atPath: "\(seedFolder)/truth.json"),
+                let cached = try? JSONDecoder().decode([BasketballCorpus.Video].self, from: data),
+                let video = cached.first, FileManager.default.fileExists(atPath: video.path)
+            {
+                videos.append(video)
+                continue
+            }
+            FileHandle.standardError.write(Data("rendering \(placement.rawValue) seed \(seed) (once)…\n".utf8))
+            videos += try CourtCorpus.generate(
+                in: seedFolder, seeds: [seed], options: .init(placement: placement, events: 6))
+        }
+        return videos
+    }
+
+    /// `lebot analyze --json` on each video, two at a time (one per core).
+    static func analyze(_ videos: [BasketballCorpus.Video], lebot: String) -> [Result<WorkoutAnalysis, any Error>] {
+        let results = ResultBox(count: videos.count)
+        DispatchQueue.concurrentPerform(iterations: videos.count) { index in
+            let result = Result<WorkoutAnalysis, any Error> {
+                let run = try Subprocess.run(lebot, ["analyze", videos[index].path, "--json"])
+                return try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8))
+            }
+            results.set(index, result)
+        }
+        return results.values
+    }
+
+    final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [Result<WorkoutAnalysis, any Error>?]
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+        func set(_ index: Int, _ value: Result<WorkoutAnalysis, any Error>) {
+            lock.lock()
+            slots[index] = value
+            lock.unlock()
+        }
+        var values: [Result<WorkoutAnalysis, any Error>] {
+            lock.lock()
+            defer { lock.unlock() }
+            return slots.map { $0 ?? .failure(ValidationFailure("not analysed")) }
+        }
+    }
+}

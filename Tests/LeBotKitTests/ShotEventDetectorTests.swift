@@ -1,0 +1,121 @@
+import CameraCommon
+import Testing
+
+@testable import LeBotKit
+
+/// The shot detector on ball paths and net pictures made by hand, so each rule is seen alone: the
+/// ball's path decides side-on crossings; a crossing too steep to place (the camera looks along the
+/// shot) is decided by the net; where the net never moves (a hoop without one), the path decides
+/// after all.
+@Suite struct ShotEventDetectorTests {
+    static let width = 320
+    static let height = 180
+    /// Rim 32 px wide at x 200–232, its line at y 60; the net box under it, y 62–90.
+    static let rim = try! RimCalibration(x: 0.625, y: 60.0 / 180 - 0.01, width: 0.1, height: 0.02)
+
+    /// A grey picture whose net box has a pattern that shifts when `netPhase` changes.
+    static func frame(netPhase: Int) -> VideoFrame {
+        var frame = VideoFrame(format: .yuv420p, width: width, height: height, fill: [110, 128, 128])
+        var luma = frame.planes[0].bytes
+        for row in 62..<92 {
+            for column in 200..<232 where (column + row + netPhase) % 6 < 3 {
+                luma[row * frame.planes[0].bytesPerRow + column] = 230
+            }
+        }
+        frame.planes[0].bytes = luma
+        return frame
+    }
+
+    /// One shot: a rise from the shooter's hands at x 80, a parabola to `entryX` at the rim line,
+    /// coming down at `slope` pixels down per pixel across (steep when large), seen 0.6 s below the
+    /// rim when `drops`; the net swings for a second after the crossing when `netSwings`.
+    static func shoot(
+        _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double, drops: Bool,
+        netSwings: Bool
+    ) -> [ShotEvent] {
+        var events: [ShotEvent] = []
+        let fps = 30.0
+        // Climb: 20 frames from (80, 150) up to the apex at y 10, then down to the rim line.
+        var points: [(Double, Double)] = []
+        for i in 0..<8 { points.append((80, 150 - Double(i) * 0.1)) }  // in the hands
+        let apexX = entryX - 50 / slope
+        for i in 0...20 {
+            let t = Double(i) / 20
+            points.append((80 + (apexX - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
+        }
+        for i in 1...10 {
+            let t = Double(i) / 10
+            points.append((apexX + (entryX - apexX) * t, 10 + 50 * t * t + 2 * t))
+        }
+        if drops {
+            for i in 1...12 { points.append((entryX + Double(i) * 0.3, 62 + Double(i) * 5)) }
+        } else {
+            for i in 1...12 { points.append((entryX + Double(i) * 4, 58 - Double(i) * 2)) }
+        }
+        var crossed: Double?
+        for (index, point) in points.enumerated() {
+            let time = start + Double(index) / fps
+            if crossed == nil, index > 0, points[index - 1].1 < 60, point.1 >= 60 { crossed = time }
+            let swinging = netSwings && crossed.map { time > $0 && time < $0 + 1 } == true
+            let ball = BallObservation(
+                time: time, x: point.0, y: point.1, radius: 4, track: Int(start), confidence: 1)
+            events += detector.process([ball], time: time, frame: frame(netPhase: swinging ? index : 0))
+        }
+        // Nothing in sight for two seconds after.
+        for index in 0..<60 {
+            let time = start + Double(points.count + index) / fps
+            events += detector.process([], time: time, frame: frame(netPhase: 0))
+        }
+        return events
+    }
+
+    func detector() -> ShotEventDetector {
+        ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height)
+    }
+
+    @Test func aSideOnMakeIsDecidedByTheBallsPath() {
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, drops: true, netSwings: false)
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        #expect(events.first?.entryAngle ?? 90 < 72)
+    }
+
+    @Test func aSteepCrossingIsAMakeWhenTheNetSwings() {
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, drops: true, netSwings: true)
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        #expect(events.first?.reason.contains("net swung") == true)
+        #expect((events.first?.netMotion ?? 0) >= 0.06)
+    }
+
+    @Test func aSteepCrossingIsAMissWhenALiveNetStaysStill() {
+        let detector = detector()
+        // The net swung for the first shot: this hoop's net moves.
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, drops: true, netSwings: true)
+        let second = Self.shoot(detector, from: 6, entryX: 216, slope: 8, drops: true, netSwings: false)
+        #expect(first.map(\.outcome) == [.make])
+        #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason))")
+        #expect(second.first?.reason == "came down at the rim but the net did not move")
+    }
+
+    /// A hoop with no net (or a painted one): a side-on make left it still, so a steep ball seen
+    /// dropping below the rim is a make by its path, not a miss for want of a net.
+    @Test func withoutANetThePathDecidesSteepCrossings() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        events += Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, drops: true, netSwings: false)
+        events += Self.shoot(detector, from: 6, entryX: 216, slope: 8, drops: true, netSwings: false)
+        #expect(events.map(\.outcome) == [.make, .make], "\(events.map(\.reason))")
+        #expect(events.last?.reason == "went through the rim")
+    }
+
+    /// Before anything is known of the net, a still net after a steep crossing counts against it.
+    @Test func aFirstSteepCrossingWithAStillNetIsAMiss() {
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, drops: true, netSwings: false)
+        #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+    }
+
+    @Test func aBallComingDownBesideTheRimIsAMiss() {
+        let events = Self.shoot(detector(), from: 1, entryX: 180, slope: 1.2, drops: true, netSwings: false)
+        #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+        #expect(events.first?.reason == "came down in front of the rim")
+    }
+}
