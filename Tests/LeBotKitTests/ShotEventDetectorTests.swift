@@ -27,11 +27,12 @@ import Testing
     }
 
     /// One shot: a rise from the shooter's hands at x 80, a parabola to `entryX` at the rim line,
-    /// coming down at `slope` pixels down per pixel across (steep when large), seen 0.6 s below the
-    /// rim when `drops`; the net swings for a second after the crossing when `netSwings`.
+    /// coming down at `slope` pixels down per pixel across (steep when large), then moving by `fall`
+    /// pixels per frame for 0.67 s (through the net: nearly straight down); the net swings for a
+    /// second after the crossing when `netSwings`.
     static func shoot(
-        _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double, drops: Bool,
-        netSwings: Bool
+        _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
+        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -47,11 +48,7 @@ import Testing
             let t = Double(i) / 10
             points.append((apexX + (entryX - apexX) * t, 10 + 50 * t * t + 2 * t))
         }
-        if drops {
-            for i in 1...12 { points.append((entryX + Double(i) * 0.3, 62 + Double(i) * 5)) }
-        } else {
-            for i in 1...12 { points.append((entryX + Double(i) * 4, 58 - Double(i) * 2)) }
-        }
+        for i in 1...20 { points.append((entryX + Double(i) * fall.x, 62 + Double(i) * fall.y)) }
         var crossed: Double?
         for (index, point) in points.enumerated() {
             let time = start + Double(index) / fps
@@ -74,13 +71,13 @@ import Testing
     }
 
     @Test func aSideOnMakeIsDecidedByTheBallsPath() {
-        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, drops: true, netSwings: false)
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false)
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
         #expect(events.first?.entryAngle ?? 90 < 72)
     }
 
     @Test func aSteepCrossingIsAMakeWhenTheNetSwings() {
-        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, drops: true, netSwings: true)
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: true)
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
         #expect(events.first?.reason.contains("net swung") == true)
         #expect((events.first?.netMotion ?? 0) >= 0.06)
@@ -89,8 +86,8 @@ import Testing
     @Test func aSteepCrossingIsAMissWhenALiveNetStaysStill() {
         let detector = detector()
         // The net swung for the first shot: this hoop's net moves.
-        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, drops: true, netSwings: true)
-        let second = Self.shoot(detector, from: 6, entryX: 216, slope: 8, drops: true, netSwings: false)
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, netSwings: true)
+        let second = Self.shoot(detector, from: 6, entryX: 216, slope: 8, netSwings: false)
         #expect(first.map(\.outcome) == [.make])
         #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason))")
         #expect(second.first?.reason == "came down at the rim but the net did not move")
@@ -101,20 +98,42 @@ import Testing
     @Test func withoutANetThePathDecidesSteepCrossings() {
         let detector = detector()
         var events: [ShotEvent] = []
-        events += Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, drops: true, netSwings: false)
-        events += Self.shoot(detector, from: 6, entryX: 216, slope: 8, drops: true, netSwings: false)
+        events += Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: false)
+        events += Self.shoot(detector, from: 6, entryX: 216, slope: 8, netSwings: false)
         #expect(events.map(\.outcome) == [.make, .make], "\(events.map(\.reason))")
         #expect(events.last?.reason == "went through the rim")
     }
 
     /// Before anything is known of the net, a still net after a steep crossing counts against it.
     @Test func aFirstSteepCrossingWithAStillNetIsAMiss() {
-        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, drops: true, netSwings: false)
+        let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false)
         #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
     }
 
+    /// From the side, a ball back off the board that comes down across the front of the rim, still
+    /// moving toward the shooter, falls on beside the rim instead of into the net.
+    @Test func aBallFallingOnPastTheFrontOfTheRimIsAMiss() {
+        let events = Self.shoot(detector(), from: 1, entryX: 204, slope: 1.2, fall: (-6, 14), netSwings: false)
+        #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+    }
+
+    /// A ball first seen falling into the picture from above never climbed: not a shot.
+    @Test func aBallOnlySeenFallingIsNotAShot() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        for index in 0..<40 {
+            let time = Double(index) / 30
+            let ball = BallObservation(
+                time: time, x: 205 + Double(index) * 0.3, y: 2 + Double(index * index) * 0.2, radius: 4, track: 1,
+                confidence: 1)
+            events += detector.process([ball], time: time, frame: Self.frame(netPhase: 0))
+        }
+        events += detector.finish(at: 2)
+        #expect(events.isEmpty, "\(events.map(\.reason))")
+    }
+
     @Test func aBallComingDownBesideTheRimIsAMiss() {
-        let events = Self.shoot(detector(), from: 1, entryX: 180, slope: 1.2, drops: true, netSwings: false)
+        let events = Self.shoot(detector(), from: 1, entryX: 180, slope: 1.2, netSwings: false)
         #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
         #expect(events.first?.reason == "came down in front of the rim")
     }

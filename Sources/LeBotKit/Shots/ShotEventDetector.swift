@@ -37,7 +37,7 @@ public final class ShotEventDetector {
         /// Seconds after a steep crossing in which the net is watched.
         public var netWindow = 0.9
         /// Share of the net's pixels that must change between frames, at the peak, for a make.
-        public var netMotionForMake = 0.06
+        public var netMotionForMake = 0.04
         public init() {}
     }
 
@@ -183,18 +183,26 @@ public final class ShotEventDetector {
         return [finish(current, .indeterminate, "the video ended before the shot was decided", at: time)]
     }
 
-    /// The observation to follow: the attempt's track if seen, else the best.
+    /// The observation to follow: the attempt's track if seen, else its continuation, else the best.
     private func choose(_ observations: [BallObservation]) -> BallObservation? {
-        if let attempt, let same = observations.first(where: { $0.track == attempt.track }) { return same }
+        if let attempt {
+            if let same = observations.first(where: { $0.track == attempt.track }) { return same }
+            if let next = observations.first(where: { isContinuation($0, of: attempt) }) { return next }
+        }
         return observations.first
     }
 
     /// A ball picked up by a new track close to where the attempt's ball should be.
+    /// Or the same ball back into the picture from above: a high shot that left through the top
+    /// edge comes down through it again, near where it went out, within ``Configuration/lostTimeout``.
     private func isContinuation(_ ball: BallObservation, of attempt: Attempt) -> Bool {
-        guard let last = attempt.points.last, ball.time - last.time < 0.5 else { return false }
+        guard let last = attempt.points.last else { return false }
         let dx = ball.x - last.x
         let dy = ball.y - last.y
-        return (dx * dx + dy * dy).squareRoot() < rimWidth * 2
+        if ball.time - last.time < 0.5, (dx * dx + dy * dy).squareRoot() < rimWidth * 2 { return true }
+        let nearTop = { (point: BallObservation) in point.y < point.radius * 3 + 4 }
+        return ball.time - last.time < configuration.lostTimeout && nearTop(last) && nearTop(ball)
+            && abs(dx) < rimWidth * 2
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
@@ -205,10 +213,12 @@ public final class ShotEventDetector {
             guard let lowest = points.map(\.y).max(), lowest > rimLine + 2 * rimWidth else { return false }
         }
         guard points.count >= 3 else { return false }
-        // It climbed: its lowest recent point is well below where it is now or was at its apex.
-        let lowest = points.map(\.y).max() ?? ball.y
-        let highest = points.map(\.y).min() ?? ball.y
-        return lowest - highest >= configuration.minimumRise * rimWidth && highest < rimLine
+        // It climbed: a point before its apex is well below the apex. (A ball only seen falling —
+        // back into the picture from above it, or a track that jumped onto it — did not.)
+        guard let apex = points.indices.min(by: { points[$0].y < points[$1].y }),
+            let lowest = points[...apex].map(\.y).max()
+        else { return false }
+        return lowest - points[apex].y >= configuration.minimumRise * rimWidth && points[apex].y < rimLine
     }
 
     private func begin(_ ball: BallObservation, time: Double) -> Attempt {
@@ -240,9 +250,10 @@ public final class ShotEventDetector {
         if ball.y < attempt.apex.y { attempt.apex = ball }
         let inner = (rimLeft + rimWidth * 0.08)...(rimRight - rimWidth * 0.08)
         if let crossing = attempt.crossing {
-            // Confirm a make: seen below the rim, under the opening, soon after.
-            if ball.y > rimLine + rimWidth * 0.25, ball.x > rimLeft - rimWidth * 0.5, ball.x < rimRight + rimWidth * 0.5
-            {
+            // Confirm a make: seen below the rim, under the opening (the net narrows under it), soon
+            // after. A ball off the board that came down across the front of the rim falls on
+            // beside it, free of the net.
+            if ball.y > rimLine + rimWidth * 0.25, ball.x > rimLeft, ball.x < rimRight {
                 return (.make, "went through the rim")
             }
             if ball.y < rimLine - rimWidth * 0.5 {

@@ -304,6 +304,10 @@ public final class BallTracker {
                 let dx = blobs[blob].x - prediction.x
                 let dy = blobs[blob].y - prediction.y
                 let distance = (dx * dx + dy * dy).squareRoot()
+                // A ball keeps its size from frame to frame (half hidden at worst): a speck of
+                // noise is not the ball that appears far from it.
+                let sizes = (blobs[blob].radius, last.radius)
+                guard max(sizes.0, sizes.1) <= 2.5 * max(min(sizes.0, sizes.1), 1) else { continue }
                 if distance < gate, distance < best?.distance ?? .infinity { best = (position, distance) }
             }
             if let best {
