@@ -39,15 +39,28 @@ struct Bench: ParsableCommand {
     @Option(help: "Only run cases whose name contains this text.")
     var only: String?
 
+    @Option(help: "With --only court: picture size and frame rate of the court videos, e.g. 1920x1080@60.")
+    var courtFormat: String = "1280x720@30"
+
+    @Flag(help: "With --only court: a handheld phone's camera (the picture wanders about a degree).")
+    var courtHandheld = false
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard CourtBench.Format(courtFormat) != nil else {
+            throw ValidationError(
+                "--court-format must be WIDTHxHEIGHT@FPS, e.g. 1920x1080@60 (at least 160x90, 10 to 120 fps), not '\(courtFormat)'"
+            )
+        }
     }
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         if only == "court" {
             // Accuracy alone: none of the speed cases' media is needed.
-            try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"))
+            var format = CourtBench.Format(courtFormat) ?? .standard
+            format.handheld = courtHandheld
+            try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"), format: format)
             return
         }
         let cameracore = Self.siblingExecutable("cameracore")

@@ -4,7 +4,8 @@ import LeBotKit
 
 /// LeBot's accuracy on the 3D court corpus (``CourtCorpus``): `lebot analyze VIDEO --json` with no
 /// `--rim`, per camera placement, on the tuning seeds and, beside them, on the held-out seeds. The
-/// videos are rendered once into `--work` (1280×720, 30 fps, 6 events each) and reused.
+/// videos are rendered once into `--work` (1280×720, 30 fps, 6 events each, or `--court-format`)
+/// and reused.
 ///
 /// Not a speed case: this is the table of how often the rim is found, shots are found and judged
 /// right, and how many shots are invented, that issue 18's goals are written against.
@@ -32,11 +33,39 @@ enum CourtBench {
         func ratio(_ a: Int, _ b: Int) -> Double { Double(a) / Double(max(b, 1)) }
     }
 
-    static func run(work: String, lebot: String) throws {
-        for (name, seeds) in [("tuning", CourtCorpus.tuningSeeds), ("held-out", CourtCorpus.heldOutSeeds)] {
+    /// A picture size and frame rate written `1280x720@30`.
+    struct Format: Sendable {
+        var width: Int
+        var height: Int
+        var frameRate: Int
+        /// A handheld phone: the picture wanders by about a degree.
+        var handheld = false
+        static let standard = Format(width: 1280, height: 720, frameRate: 30)
+
+        init(width: Int, height: Int, frameRate: Int) {
+            (self.width, self.height, self.frameRate) = (width, height, frameRate)
+        }
+
+        init?(_ text: String) {
+            let parts = text.split(whereSeparator: { $0 == "x" || $0 == "@" }).compactMap { Int($0) }
+            guard parts.count == 3, parts[0] >= 160, parts[1] >= 90, (10...120).contains(parts[2]) else { return nil }
+            self.init(width: parts[0], height: parts[1], frameRate: parts[2])
+        }
+
+        var name: String { "\(width)x\(height)@\(frameRate)" + (handheld ? "-handheld" : "") }
+    }
+
+    /// At the standard 1280×720 30 fps every seed; at any other format the first seed of each set
+    /// (a 1080p60 video is 4.5 times the pixels to render and analyse).
+    static func run(work: String, lebot: String, format picture: Format = .standard) throws {
+        let everySeed = picture.name == Format.standard.name
+        for (name, all) in [("tuning", CourtCorpus.tuningSeeds), ("held-out", CourtCorpus.heldOutSeeds)] {
+            let seeds = everySeed ? all : Array(all.prefix(1))
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")
-            print("LeBot on the 3D court, \(name) seeds \(seedList): 1280×720 30 fps, 6 events per video, no `--rim`")
+            print(
+                "LeBot on the 3D court, \(name) seeds \(seedList): \(picture.width)×\(picture.height) \(picture.frameRate) fps\(picture.handheld ? ", handheld" : ""), 6 events per video, no `--rim`"
+            )
             print("")
             print("| placement | videos | rim found | shots found | judged right | indeterminate | extra shots |")
             print("|---|---|---|---|---|---|---|")
@@ -44,7 +73,8 @@ enum CourtBench {
             var details: [String] = []
             for placement in CourtCorpus.Placement.allCases {
                 let videos = try corpus(
-                    in: "\(work)/court-720p/\(placement.rawValue)", seeds: seeds, placement: placement)
+                    in: "\(work)/court-\(picture.name)/\(placement.rawValue)", seeds: seeds, placement: placement,
+                    format: picture)
                 let results = analyze(videos, lebot: lebot)
                 var tally = Tally()
                 for (video, result) in zip(videos, results) {
@@ -65,7 +95,7 @@ enum CourtBench {
                             "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)))"
                         )
                     }
-                    let scored = ShotScore(
+                    let scored = ShotScore<ShotEvent>(
                         truth: video.events, shots: analysis.shots, release: \.releaseTime,
                         made: { $0.outcome == .indeterminate ? nil : $0.outcome == .make })
                     tally.attempts += scored.attempts
@@ -103,7 +133,7 @@ enum CourtBench {
     }
 
     /// The placement's videos for these seeds: read back when already rendered, else rendered now.
-    static func corpus(in folder: String, seeds: [UInt64], placement: CourtCorpus.Placement) throws
+    static func corpus(in folder: String, seeds: [UInt64], placement: CourtCorpus.Placement, format: Format) throws
         -> [BasketballCorpus.Video]
     {
         var videos: [BasketballCorpus.Video] = []
@@ -118,7 +148,14 @@ enum CourtBench {
             }
             FileHandle.standardError.write(Data("rendering \(placement.rawValue) seed \(seed) (once)…\n".utf8))
             videos += try CourtCorpus.generate(
-                in: seedFolder, seeds: [seed], options: .init(placement: placement, events: 6))
+                in: seedFolder, seeds: [seed],
+                options: {
+                    var options = CourtCorpus.Options(
+                        placement: placement, width: format.width, height: format.height,
+                        frameRate: format.frameRate, events: 6)
+                    options.handheld = format.handheld
+                    return options
+                }())
         }
         return videos
     }

@@ -138,3 +138,27 @@ import Testing
         #expect(events.first?.reason == "came down in front of the rim")
     }
 }
+
+/// The release is where free flight begins: the hands carry the ball up steadily for half a
+/// second, then it flies on a parabola (g = 600 px/s²); the release found is within a frame of it.
+@Test func theReleaseIsWhereTheParabolaBegins() {
+    var points: [BallObservation] = []
+    let fps = 30.0
+    for i in 0..<15 {
+        // In the hands: rising 3 px a frame (moving every frame, so a walk back goes through it).
+        let t = Double(i) / fps
+        points.append(
+            BallObservation(time: t, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: 4, track: 1, confidence: 1))
+    }
+    let release = Double(15) / fps
+    for i in 0..<20 {
+        let u = Double(i) / fps
+        points.append(
+            BallObservation(
+                time: release + u, x: 95 + 4 * Double(i), y: 105 - 400 * u + 300 * u * u, radius: 4, track: 1,
+                confidence: 1))
+    }
+    let apex = points.indices.min { points[$0].y < points[$1].y }!
+    let start = ShotEventDetector.flightStart(points, from: 0, apex: apex)
+    #expect(abs(points[start].time - release) <= 1.5 / fps, "release at \(points[start].time) s, truly \(release) s")
+}

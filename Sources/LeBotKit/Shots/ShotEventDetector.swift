@@ -236,9 +236,60 @@ public final class ShotEventDetector {
             guard moved > max(1.5, a.radius * 0.2), b.time - a.time < 0.2, b.y <= a.y + a.radius else { break }
             releaseIndex -= 1
         }
+        releaseIndex = max(releaseIndex, Self.flightStart(points, from: releaseIndex, apex: apexIndex))
         return Attempt(
             track: ball.track, release: points[releaseIndex], apex: points[apexIndex], started: time,
             points: Array(points[releaseIndex...]), crossing: nil, crossingX: nil, lastSeen: time)
+    }
+
+    /// The first point of free flight: a ball in the air follows a parabola in time (height
+    /// against time), a ball still pushed up by the hands does not. Fitted to the six points before
+    /// the apex, the parabola is walked back, point by point, while each point lies within a few
+    /// pixels of it (refitted as it grows). A gather that carried the ball up continuously would
+    /// otherwise put the release a good half second early.
+    static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
+        guard apex - first >= 8 else { return first }
+        var start = apex - 5
+        while start > first {
+            let candidate = points[start - 1]
+            guard let fit = quadratic(points[start...apex].map { ($0.time, $0.y) }) else { break }
+            let expected = fit.0 * candidate.time * candidate.time + fit.1 * candidate.time + fit.2
+            guard abs(candidate.y - expected) <= max(2.5, candidate.radius * 0.4) else { break }
+            start -= 1
+        }
+        return start
+    }
+
+    /// Least-squares y = a·t² + b·t + c (time taken from the first point, for conditioning).
+    static func quadratic(_ samples: [(Double, Double)]) -> (Double, Double, Double)? {
+        guard samples.count >= 3, let t0 = samples.first?.0 else { return nil }
+        var s = [Double](repeating: 0, count: 5)
+        var r = [Double](repeating: 0, count: 3)
+        for (t, y) in samples {
+            let u = t - t0
+            var power = 1.0
+            for k in 0..<5 {
+                s[k] += power
+                if k < 3 { r[k] += power * y }
+                power *= u
+            }
+        }
+        // Normal equations, solved by Cramer's rule for c + b·u + a·u².
+        let m = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
+        func det(_ m: [[Double]]) -> Double {
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+        }
+        let d = det(m)
+        guard abs(d) > 1e-12 else { return nil }
+        func replaced(_ column: Int) -> [[Double]] {
+            var copy = m
+            for row in 0..<3 { copy[row][column] = r[row] }
+            return copy
+        }
+        let (c, b, a) = (det(replaced(0)) / d, det(replaced(1)) / d, det(replaced(2)) / d)
+        // Back from u = t − t0 to t.
+        return (a, b - 2 * a * t0, c - b * t0 + a * t0 * t0)
     }
 
     /// Moves the attempt on by one observation; returns the outcome once decided.
