@@ -39,6 +39,12 @@ public enum CourtCorpus {
     /// first scored at the end of stop 28 (and so have been seen once since); 601–603 were added at
     /// stop 29 and first scored at its end.
     public static let heldOutSeeds: [UInt64] = [501, 502, 503, 601, 602, 603]
+    /// The seeds as they are reported: tuning, then each held-out slice by when it was first scored.
+    public static let seedSets: [(name: String, seeds: [UInt64])] = [
+        ("tuning", tuningSeeds),
+        ("held-out, first scored at stop 28", [501, 502, 503]),
+        ("held-out, first scored at stop 29", [601, 602, 603]),
+    ]
 
     public struct Options: Sendable {
         public var placement: Placement

@@ -63,6 +63,11 @@ struct Bench: ParsableCommand {
             try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"), format: format)
             return
         }
+        if only == "lebot" {
+            // LeBot's speed alone: its workout video is all it needs.
+            try LeBotBench.run(work: work, lebot: Self.siblingExecutable("lebot"), runs: runs)
+            return
+        }
         let cameracore = Self.siblingExecutable("cameracore")
         guard FileManager.default.isExecutableFile(atPath: cameracore) else {
             throw ValidationError("\(cameracore) is missing; build it first (make bench does)")

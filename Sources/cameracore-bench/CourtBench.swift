@@ -59,7 +59,7 @@ enum CourtBench {
     /// (a 1080p60 video is 4.5 times the pixels to render and analyse).
     static func run(work: String, lebot: String, format picture: Format = .standard) throws {
         let everySeed = picture.name == Format.standard.name
-        for (name, all) in [("tuning", CourtCorpus.tuningSeeds), ("held-out", CourtCorpus.heldOutSeeds)] {
+        for (name, all) in CourtCorpus.seedSets {
             let seeds = everySeed ? all : Array(all.prefix(1))
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")

@@ -21,11 +21,13 @@ import Testing
         print("court \(name) seed \(seed):\n" + scored.lines.joined(separator: "\n"))
         // Every hoop found with no help, whatever the camera's place.
         #expect(scored.found == videos.count, "\(scored.lines)")
-        // Far from the goals (0.98 found, 0.97 right, ≤ 1 extra per 100): floors that catch a
-        // regression, with the numbers measured in BENCHMARKS.md.
-        #expect(Double(scored.detected) >= 0.85 * Double(scored.attempts), "\(scored.lines)")
-        #expect(Double(scored.correct) >= 0.75 * Double(scored.detected), "\(scored.lines)")
-        #expect(Double(scored.extra) <= 0.3 * Double(scored.attempts), "\(scored.lines)")
+        // Below the goals (0.98 found, 0.97 right, ≤ 1 extra per 100): floors that catch a
+        // regression. Measured at stop 29: tuning seed 1 25/25 found, 25 right, 0 extra; held-out
+        // seed 501 25/25, 24 right, 0 extra (stop 28: 25, 22, 0 and 24, 23, 1). The 720p table of
+        // every seed is `cameracore-bench --only court` (BENCHMARKS.md).
+        #expect(Double(scored.detected) >= 0.9 * Double(scored.attempts), "\(scored.lines)")
+        #expect(Double(scored.correct) >= 0.85 * Double(scored.detected), "\(scored.lines)")
+        #expect(Double(scored.extra) <= 0.1 * Double(scored.attempts), "\(scored.lines)")
     }
 
     @Test func everyPlacementWithoutARimOnATuningSeed() async throws {

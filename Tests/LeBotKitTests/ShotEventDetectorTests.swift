@@ -1,4 +1,5 @@
 import CameraCommon
+import Foundation
 import Testing
 
 @testable import LeBotKit
@@ -161,4 +162,30 @@ import Testing
     let apex = points.indices.min { points[$0].y < points[$1].y }!
     let start = ShotEventDetector.flightStart(points, from: 0, apex: apex)
     #expect(abs(points[start].time - release) <= 1.5 / fps, "release at \(points[start].time) s, truly \(release) s")
+}
+
+/// The net's motion is the same at 60 fps as at 30: a net swinging at one speed moves half as far
+/// between frames at 60 fps, so frames are compared 1/30 s apart, not one frame apart.
+@Test func netMotionDoesNotDependOnTheFrameRate() {
+    func busiest(fps: Double) -> Double {
+        var net = NetMotion(rim: ShotEventDetectorTests.rim, width: 320, height: 180)
+        var peak = 0.0
+        for index in 0..<Int(fps / 2) {
+            let time = Double(index) / fps
+            // A smooth pattern drifting 30 px a second: 1 px per frame at 30 fps, ½ px at 60.
+            var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [110, 128, 128])
+            for row in 60..<95 {
+                for column in 195..<240 {
+                    let value = 110 + 100 * sin((Double(column) + time * 30) / 3)
+                    frame.planes[0].bytes[row * frame.planes[0].bytesPerRow + column] = UInt8(value)
+                }
+            }
+            peak = max(peak, net.measure(frame, time: time, balls: []) ?? 0)
+        }
+        return peak
+    }
+    let at30 = busiest(fps: 30)
+    let at60 = busiest(fps: 60)
+    #expect(at30 > 0.2, "the drifting pattern should look busy at 30 fps: \(at30)")
+    #expect(abs(at60 - at30) < 0.05, "30 fps: \(at30), 60 fps: \(at60)")
 }

@@ -15,8 +15,11 @@ public struct NetMotion: Sendable {
     public let y0: Int
     public let y1: Int
     public var threshold = 22
-    private var previous: [UInt8] = []
-    private var current: [UInt8] = []
+    /// Frames are compared at least this far apart, seconds: a swinging net moves half as far
+    /// between frames at 60 fps as at 30, and would look half as busy.
+    public var spacing = 0.03
+    /// The net's pixels of the last few frames measured, newest last.
+    private var kept: [(time: Double, pixels: [UInt8])] = []
 
     public init(rim: RimCalibration, width: Int, height: Int) {
         let w = Double(width)
@@ -28,22 +31,25 @@ public struct NetMotion: Sendable {
         y1 = max(y0, min(height, Int((rim.y + rim.height) * h + rimWidth * 0.9)))
     }
 
-    /// Drops the last frame kept: the next measure compares with nothing (after frames not measured).
-    public mutating func forget() { previous.removeAll(keepingCapacity: true) }
+    /// Drops the frames kept: the next measure compares with nothing (after frames not measured).
+    public mutating func forget() { kept.removeAll(keepingCapacity: true) }
 
-    /// The share of the net's pixels that changed since the last frame measured (0 on the first).
-    public mutating func measure(_ frame: VideoFrame, balls: [BallObservation]) -> Double? {
+    /// The share of the net's pixels that changed since the newest frame measured at least
+    /// ``spacing`` before `time` (0 when there is none yet).
+    public mutating func measure(_ frame: VideoFrame, time: Double, balls: [BallObservation]) -> Double? {
         guard frame.format == .yuv420p, x1 > x0, y1 > y0 else { return nil }
         let luma = frame.planes[0]
         let columns = x1 - x0
+        // Reuse the oldest kept buffer once four are kept (30 fps looks one frame back, 90 fps three).
+        var current = kept.count >= 4 ? kept.removeFirst().pixels : []
         if current.count != columns * (y1 - y0) { current = [UInt8](repeating: 0, count: columns * (y1 - y0)) }
         for row in y0..<y1 {
             for column in x0..<x1 {
                 current[(row - y0) * columns + column - x0] = luma.bytes[row * luma.bytesPerRow + column]
             }
         }
-        defer { swap(&previous, &current) }
-        guard previous.count == current.count else { return 0 }
+        defer { kept.append((time, current)) }
+        guard let previous = kept.last(where: { time - $0.time >= spacing - 1e-9 })?.pixels else { return 0 }
         var changed = 0
         var counted = 0
         let near = balls.map { ball in (ball.x, ball.y, (ball.radius * 2.5) * (ball.radius * 2.5)) }

@@ -105,7 +105,7 @@ public final class ShotEventDetector {
         // The net is watched only while a shot is in the air: the rule looks at it after a crossing.
         if let frame, attempt != nil {
             if net == nil { net = NetMotion(rim: rim, width: Int(width), height: Int(height)) }
-            if let motion = net?.measure(frame, balls: observations) { netHistory.append((time, motion)) }
+            if let motion = net?.measure(frame, time: time, balls: observations) { netHistory.append((time, motion)) }
             netHistory.removeAll { time - $0.time > 4 }
         } else if frame != nil {
             net?.forget()
@@ -233,7 +233,9 @@ public final class ShotEventDetector {
             let a = points[releaseIndex - 1]
             let b = points[releaseIndex]
             let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            guard moved > max(1.5, a.radius * 0.2), b.time - a.time < 0.2, b.y <= a.y + a.radius else { break }
+            // Moving: 1.5 px or a fifth of its radius per 1/30 s, whatever the frame rate.
+            let step = (b.time - a.time) * 30
+            guard moved > max(1.5, a.radius * 0.2) * step, b.time - a.time < 0.2, b.y <= a.y + a.radius else { break }
             releaseIndex -= 1
         }
         releaseIndex = max(releaseIndex, Self.flightStart(points, from: releaseIndex, apex: apexIndex))
@@ -243,13 +245,17 @@ public final class ShotEventDetector {
     }
 
     /// The first point of free flight: a ball in the air follows a parabola in time (height
-    /// against time), a ball still pushed up by the hands does not. Fitted to the six points before
+    /// against time), a ball still pushed up by the hands does not. Fitted to the last 1/6 s before
     /// the apex, the parabola is walked back, point by point, while each point lies within a few
     /// pixels of it (refitted as it grows). A gather that carried the ball up continuously would
     /// otherwise put the release a good half second early.
     static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
-        guard apex - first >= 8 else { return first }
-        var start = apex - 5
+        // The last 1/6 s before the apex (six frames at 30 fps) seeds the fit.
+        let apexTime = points[apex].time
+        guard apexTime - points[first].time >= 0.26,
+            var start = points.indices.first(where: { $0 >= first && apexTime - points[$0].time <= 0.17 }),
+            apex - start >= 2
+        else { return first }
         while start > first {
             let candidate = points[start - 1]
             guard let fit = quadratic(points[start...apex].map { ($0.time, $0.y) }) else { break }
