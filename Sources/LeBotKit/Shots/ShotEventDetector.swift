@@ -123,7 +123,7 @@ public final class ShotEventDetector {
         }
         if var current = attempt, let crossing = current.crossing, net != nil {
             // The ball came down into the rim: follow it, and watch the net for a while, wherever
-            // the ball went; then the path and the net decide together (``judge(_:at:)``).
+            // the ball went; then the path and the net decide together (`judge`).
             if current.geometry == nil, let ball = choose(observations),
                 ball.track == current.track || isContinuation(ball, of: current)
             {
@@ -133,7 +133,7 @@ public final class ShotEventDetector {
                 // Back up above the rim (in and out): the attempt goes on.
                 attempt = current
             } else if time - crossing.time >= configuration.netWindow {
-                decided.append(judge(current, crossing: crossing, at: time))
+                decided.append(judge(current, at: time))
                 attempt = nil
             } else {
                 attempt = current
@@ -258,44 +258,12 @@ public final class ShotEventDetector {
         else { return first }
         while start > first {
             let candidate = points[start - 1]
-            guard let fit = quadratic(points[start...apex].map { ($0.time, $0.y) }) else { break }
-            let expected = fit.0 * candidate.time * candidate.time + fit.1 * candidate.time + fit.2
+            guard let fit = Trajectory.parabola(points[start...apex].map { ($0.time, $0.y) }) else { break }
+            let expected = fit.a * candidate.time * candidate.time + fit.b * candidate.time + fit.c
             guard abs(candidate.y - expected) <= max(2.5, candidate.radius * 0.4) else { break }
             start -= 1
         }
         return start
-    }
-
-    /// Least-squares y = a·t² + b·t + c (time taken from the first point, for conditioning).
-    static func quadratic(_ samples: [(Double, Double)]) -> (Double, Double, Double)? {
-        guard samples.count >= 3, let t0 = samples.first?.0 else { return nil }
-        var s = [Double](repeating: 0, count: 5)
-        var r = [Double](repeating: 0, count: 3)
-        for (t, y) in samples {
-            let u = t - t0
-            var power = 1.0
-            for k in 0..<5 {
-                s[k] += power
-                if k < 3 { r[k] += power * y }
-                power *= u
-            }
-        }
-        // Normal equations, solved by Cramer's rule for c + b·u + a·u².
-        let m = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
-        func det(_ m: [[Double]]) -> Double {
-            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-        }
-        let d = det(m)
-        guard abs(d) > 1e-12 else { return nil }
-        func replaced(_ column: Int) -> [[Double]] {
-            var copy = m
-            for row in 0..<3 { copy[row][column] = r[row] }
-            return copy
-        }
-        let (c, b, a) = (det(replaced(0)) / d, det(replaced(1)) / d, det(replaced(2)) / d)
-        // Back from u = t − t0 to t.
-        return (a, b - 2 * a * t0, c - b * t0 + a * t0 * t0)
     }
 
     /// Moves the attempt on by one observation; returns the outcome once decided.
@@ -375,8 +343,9 @@ public final class ShotEventDetector {
     /// no net, or one that does not move): then the path decides. Any other crossing is decided by
     /// the path (from the side the net moves too little to overrule it: makes were measured from
     /// 0.6 % to 18 % of its pixels), or, when the ball was lost under the rim, by the net.
-    private func judge(_ attempt: Attempt, crossing: (time: Double, angle: Double), at time: Double) -> ShotEvent {
-        let peak = netHistory.filter { $0.time > crossing.time }.map(\.motion).max() ?? 0
+    private func judge(_ attempt: Attempt, at time: Double) -> ShotEvent {
+        let since = attempt.crossing?.time ?? attempt.started
+        let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
         let swung = peak >= configuration.netMotionForMake
         let netIsDead = netSwung == 0 && netStill >= 1
         if swung {

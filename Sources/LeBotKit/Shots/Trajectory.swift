@@ -25,26 +25,9 @@ public struct Trajectory: Sendable, Codable, Equatable {
 
     /// Least squares fit; nil with fewer than 3 points or when x does not vary (a vertical path).
     public static func fit(_ points: [TrajectoryPoint]) -> Trajectory? {
-        guard points.count >= 3, let first = points.first, let last = points.last else { return nil }
-        // Normal equations for [x², x, 1], centred on the mean x for conditioning.
-        let meanX = points.map(\.x).reduce(0, +) / Double(points.count)
-        var s = [Double](repeating: 0, count: 5)  // Σ u^k, k = 0...4
-        var t = [Double](repeating: 0, count: 3)  // Σ y u^k, k = 0...2
-        for point in points {
-            let u = point.x - meanX
-            var power = 1.0
-            for k in 0..<5 {
-                s[k] += power
-                if k < 3 { t[k] += point.y * power }
-                power *= u
-            }
-        }
-        let matrix = [[s[4], s[3], s[2]], [s[3], s[2], s[1]], [s[2], s[1], s[0]]]
-        guard let solution = solve3(matrix, [t[2], t[1], t[0]]) else { return nil }
-        let (a, b0, c0) = (solution[0], solution[1], solution[2])
-        // Back from u = x − meanX to x.
-        let b = b0 - 2 * a * meanX
-        let c = a * meanX * meanX - b0 * meanX + c0
+        guard let first = points.first, let last = points.last,
+            let (a, b, c) = parabola(points.map { ($0.x, $0.y) })
+        else { return nil }
         let residual =
             (points.map { point -> Double in
                 let predicted = a * point.x * point.x + b * point.x + c
@@ -53,6 +36,30 @@ public struct Trajectory: Sendable, Codable, Equatable {
         return Trajectory(
             points: points, equation: [a, b, c], start: first.time, end: last.time,
             confidence: max(0, 1 - residual / 0.02))
+    }
+
+    /// Least squares y = a·x² + b·x + c through `samples`; nil with fewer than 3 or when x does not
+    /// vary. Height against x here; ``ShotEventDetector`` also fits height against time.
+    static func parabola(_ samples: [(x: Double, y: Double)]) -> (a: Double, b: Double, c: Double)? {
+        guard samples.count >= 3 else { return nil }
+        // Normal equations for [x², x, 1], centred on the mean x for conditioning.
+        let meanX = samples.map(\.x).reduce(0, +) / Double(samples.count)
+        var s = [Double](repeating: 0, count: 5)  // Σ u^k, k = 0...4
+        var t = [Double](repeating: 0, count: 3)  // Σ y u^k, k = 0...2
+        for sample in samples {
+            let u = sample.x - meanX
+            var power = 1.0
+            for k in 0..<5 {
+                s[k] += power
+                if k < 3 { t[k] += sample.y * power }
+                power *= u
+            }
+        }
+        let matrix = [[s[4], s[3], s[2]], [s[3], s[2], s[1]], [s[2], s[1], s[0]]]
+        guard let solution = solve3(matrix, [t[2], t[1], t[0]]) else { return nil }
+        let (a, b0, c0) = (solution[0], solution[1], solution[2])
+        // Back from u = x − meanX to x.
+        return (a, b0 - 2 * a * meanX, a * meanX * meanX - b0 * meanX + c0)
     }
 
     static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double]? {
