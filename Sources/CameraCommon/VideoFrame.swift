@@ -161,6 +161,46 @@ public struct VideoFrame: Sendable, Equatable {
         return VideoFrame(format: format, width: newWidth, height: newHeight, planes: newPlanes, pts: pts)
     }
 
+    /// The picture moved by (`dx`, `dy`) pixels (right and down positive) in a frame of the same
+    /// size; what comes into view repeats the old picture's nearest edge. Subsampled chroma moves
+    /// by half (rounded towards zero), so odd moves leave it half a pixel behind.
+    public func translated(dx: Int, dy: Int) -> VideoFrame {
+        guard dx != 0 || dy != 0 else { return self }
+        var copy = self
+        copy.planes = planes.enumerated().map { index, plane in
+            let half = index > 0 && format.isSubsampled
+            let (sx, sy) = half ? (dx / 2, dy / 2) : (dx, dy)
+            let bpp = format.bytesPerPixel(plane: index)
+            var bytes = plane.bytes
+            let columns = plane.width
+            // The source column of each destination column, clamped at the edges.
+            let from = (0..<columns).map { min(max($0 - sx, 0), columns - 1) }
+            let inside = max(0, columns - abs(sx))
+            plane.bytes.withUnsafeBufferPointer { source in
+                bytes.withUnsafeMutableBufferPointer { destination in
+                    for row in 0..<plane.height {
+                        let sourceRow =
+                            source.baseAddress! + min(max(row - sy, 0), plane.height - 1) * plane.bytesPerRow
+                        let destinationRow = destination.baseAddress! + row * plane.bytesPerRow
+                        // The part still in the picture in one copy, then the edges pixel by pixel.
+                        let start = max(sx, 0)
+                        if inside > 0 {
+                            (destinationRow + start * bpp).update(
+                                from: sourceRow + (start - sx) * bpp, count: inside * bpp)
+                        }
+                        for column in 0..<columns where column < start || column >= start + inside {
+                            for byte in 0..<bpp {
+                                destinationRow[column * bpp + byte] = sourceRow[from[column] * bpp + byte]
+                            }
+                        }
+                    }
+                }
+            }
+            return Plane(width: plane.width, height: plane.height, bytesPerRow: plane.bytesPerRow, bytes: bytes)
+        }
+        return copy
+    }
+
     /// The crop of a normalised rectangle (0...1 in both axes, origin top-left), e.g. a kill-feed region.
     public func cropped(normalized rect: NormalizedRect) throws(MediaError) -> VideoFrame {
         try cropped(

@@ -403,7 +403,7 @@ public enum BasketballCorpus {
                 cb: 128, cr: 128)
             if mirrored { frame = mirror(frame) }
             if let move, movedAt != nil {
-                frame = translate(frame, dx: Int(move.dx * scene.scale) & ~1, dy: Int(move.dy * scene.scale) & ~1)
+                frame = frame.translated(dx: Int(move.dx * scene.scale) & ~1, dy: Int(move.dy * scene.scale) & ~1)
             }
             frame.pts = MediaTime(value: Int64(frameIndex), timescale: Int32(frameRate))
             for sample in try encoder.encode(frame) { try writer.write(sample) }
@@ -580,25 +580,6 @@ public enum BasketballCorpus {
                 frame.planes[2].bytes[(row / 2) * cw + column / 2] = cr
             }
         }
-    }
-
-    /// The frame moved by (dx, dy) pixels (even numbers), what comes into view filled with the
-    /// nearest edge of the old picture.
-    static func translate(_ frame: VideoFrame, dx: Int, dy: Int) -> VideoFrame {
-        var copy = frame
-        copy.planes = frame.planes.enumerated().map { index, plane in
-            let (sx, sy) = index == 0 ? (dx, dy) : (dx / 2, dy / 2)
-            var bytes = plane.bytes
-            for row in 0..<plane.height {
-                let from = min(max(row - sy, 0), plane.height - 1) * plane.bytesPerRow
-                let start = row * plane.bytesPerRow
-                for column in 0..<plane.width {
-                    bytes[start + column] = plane.bytes[from + min(max(column - sx, 0), plane.width - 1)]
-                }
-            }
-            return Plane(width: plane.width, height: plane.height, bytesPerRow: plane.bytesPerRow, bytes: bytes)
-        }
-        return copy
     }
 
     /// The frame seen from the other side (left and right swapped).

@@ -649,6 +649,13 @@ public enum CourtCorpus {
             noise.append(Int8(Int.random(in: -look.noise...look.noise, using: &generator)))
         }
         let shakePhases = (0..<4).map { _ in r(0...(2 * .pi)) }
+        /// How far a handheld camera's picture has moved at `time` (even pixels).
+        func shake(_ time: Double) -> (dx: Int, dy: Int) {
+            let amplitude = camera.focal * 0.012
+            let dx = amplitude * (0.6 * sin(time * 1.3 + shakePhases[0]) + 0.4 * sin(time * 3.1 + shakePhases[1]))
+            let dy = amplitude * (0.6 * sin(time * 1.7 + shakePhases[2]) + 0.4 * sin(time * 2.3 + shakePhases[3]))
+            return (Int(dx) & ~1, Int(dy) & ~1)
+        }
         var segmentIndex = 0
         var inSegment = 0
         var lastShooter = segments.first?.shooter ?? V3(x: 0, y: 3, z: 0)
@@ -754,10 +761,8 @@ public enum CourtCorpus {
                     Plane(width: cw, height: ch, bytesPerRow: cw, bytes: v),
                 ])
             if options.handheld {
-                let amplitude = camera.focal * 0.012
-                let dx = amplitude * (0.6 * sin(time * 1.3 + shakePhases[0]) + 0.4 * sin(time * 3.1 + shakePhases[1]))
-                let dy = amplitude * (0.6 * sin(time * 1.7 + shakePhases[2]) + 0.4 * sin(time * 2.3 + shakePhases[3]))
-                picture = BasketballCorpus.translate(picture, dx: Int(dx) & ~1, dy: Int(dy) & ~1)
+                let moved = shake(time)
+                picture = picture.translated(dx: moved.dx, dy: moved.dy)
             }
             picture.pts = MediaTime(value: Int64(index), timescale: Int32(frameRate))
             for sample in try encoder.encode(picture) { try writer.write(sample) }
@@ -765,7 +770,8 @@ public enum CourtCorpus {
         for sample in try encoder.finish() { try writer.write(sample) }
         try writer.finish()
 
-        // The rim's box in the picture: its circle projected.
+        // The rim's box in the picture: its circle projected, in the first frame's picture (where a
+        // handheld camera's analysis holds every frame).
         var (minX, maxX, minY, maxY) = (Double.infinity, -Double.infinity, Double.infinity, -Double.infinity)
         for step in 0..<360 {
             let theta = Double(step) * .pi / 180
@@ -777,6 +783,11 @@ public enum CourtCorpus {
                     (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
                 }
             }
+        }
+        if options.handheld {
+            let first = shake(0)
+            (minX, maxX) = (minX + Double(first.dx), maxX + Double(first.dx))
+            (minY, maxY) = (minY + Double(first.dy), maxY + Double(first.dy))
         }
         let w = Double(width)
         let h = Double(height)

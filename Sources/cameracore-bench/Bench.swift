@@ -45,6 +45,12 @@ struct Bench: ParsableCommand {
     @Flag(help: "With --only court: a handheld phone's camera (the picture wanders about a degree).")
     var courtHandheld = false
 
+    @Flag(
+        help:
+            "With --only court: score the tuning seeds alone (while changing the analyzer, so the held-out seeds stay unseen)."
+    )
+    var courtTuningOnly = false
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard CourtBench.Format(courtFormat) != nil else {
@@ -60,7 +66,8 @@ struct Bench: ParsableCommand {
             // Accuracy alone: none of the speed cases' media is needed.
             var format = CourtBench.Format(courtFormat) ?? .standard
             format.handheld = courtHandheld
-            try CourtBench.run(work: work, lebot: Self.siblingExecutable("lebot"), format: format)
+            try CourtBench.run(
+                work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly)
             return
         }
         if only == "lebot" {

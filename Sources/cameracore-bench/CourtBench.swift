@@ -55,11 +55,14 @@ enum CourtBench {
         var name: String { "\(width)x\(height)@\(frameRate)" + (handheld ? "-handheld" : "") }
     }
 
-    /// At the standard 1280×720 30 fps every seed; at any other format the first seed of each set
-    /// (a 1080p60 video is 4.5 times the pixels to render and analyse).
-    static func run(work: String, lebot: String, format picture: Format = .standard) throws {
-        let everySeed = picture.name == Format.standard.name
-        for (name, all) in CourtCorpus.seedSets {
+    /// At 1280×720 30 fps (handheld or not) every seed; at any other format the first seed of each
+    /// set (a 1080p60 video is 4.5 times the pixels to render and analyse). `tuningOnly`: the
+    /// tuning seeds alone, so the held-out ones stay unseen while the analyzer is being changed.
+    static func run(work: String, lebot: String, format picture: Format = .standard, tuningOnly: Bool = false) throws {
+        let everySeed =
+            picture.width == Format.standard.width && picture.height == Format.standard.height
+            && picture.frameRate == Format.standard.frameRate
+        for (name, all) in CourtCorpus.seedSets.prefix(tuningOnly ? 1 : CourtCorpus.seedSets.count) {
             let seeds = everySeed ? all : Array(all.prefix(1))
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")

@@ -90,6 +90,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
             return
         }
         if !table.rows.isEmpty { print(table.rendered) }
+        if let moved = analysis.cameraMovement, moved >= 0.005 {
+            print(
+                "The camera moved (handheld): the picture wandered up to \(String(format1: moved * 100)) % of its width; every frame was held still before the shots were looked for."
+            )
+        }
         for move in analysis.rimMoves {
             print(
                 "The camera moved at \(clock(move.time)): the rim was found again at \(move.found.rim.argument) "

@@ -45,6 +45,32 @@ struct VideoFrameTests {
         #expect(crop.planes[1].bytes[0] == 200)
     }
 
+    @Test("translation moves the picture and repeats the edge into what comes into view")
+    func translate() {
+        let frame = coordinateFrame(width: 40, height: 30)
+        let moved = frame.translated(dx: 3, dy: -2)
+        // The pixel that was at (10, 12) is now at (13, 10).
+        #expect(moved.rgba(x: 13, y: 10).r == 10 && moved.rgba(x: 13, y: 10).g == 12)
+        // Columns 0...2 came into view: they repeat the old left edge; the bottom rows the old bottom.
+        #expect(moved.rgba(x: 0, y: 5).r == 0 && moved.rgba(x: 2, y: 5).r == 0)
+        #expect(moved.rgba(x: 20, y: 29).g == 29 && moved.rgba(x: 20, y: 27).g == 29)
+        #expect(moved.rgba(x: 20, y: 27).a == 255)
+        #expect(frame.translated(dx: 0, dy: 0) == frame)
+        // A move wider than the frame leaves only the edge.
+        #expect(frame.translated(dx: -50, dy: 0).rgba(x: 0, y: 3).r == 39)
+    }
+
+    @Test("YUV translation moves chroma by half")
+    func yuvTranslate() {
+        var frame = VideoFrame(format: .yuv420p, width: 64, height: 48, fill: [16, 128, 128])
+        frame.planes[0].bytes[10 * 64 + 10] = 235
+        frame.planes[1].bytes[5 * 32 + 5] = 200
+        let moved = frame.translated(dx: 4, dy: 2)
+        #expect(moved.planes[0].bytes[12 * 64 + 14] == 235)
+        #expect(moved.planes[1].bytes[6 * 32 + 7] == 200)
+        #expect(moved.planes[1].bytes[5 * 32 + 5] == 128)
+    }
+
     @Test("normalised crop of a region")
     func normalizedCrop() throws {
         let frame = coordinateFrame(width: 100, height: 100)

@@ -10,13 +10,18 @@ import Testing
 /// are ``CourtCorpus/tuningSeeds`` and ``CourtCorpus/heldOutSeeds`` (the rules were built looking at
 /// the first only; `cameracore-bench --only court` scores all of both at 1280×720).
 @Suite(.serialized) struct CourtCorpusTests {
-    func check(seed: UInt64, name: String) async throws {
+    func render(seed: UInt64, name: String, handheld: Bool = false) throws -> [BasketballCorpus.Video] {
         var videos: [BasketballCorpus.Video] = []
         for placement in CourtCorpus.Placement.allCases {
-            videos += try CourtCorpus.generate(
-                in: Corpus.folder + "/court-\(name)", seeds: [seed],
-                options: .init(placement: placement, width: 960, height: 540, events: 6))
+            var options = CourtCorpus.Options(placement: placement, width: 960, height: 540, events: 6)
+            options.handheld = handheld
+            videos += try CourtCorpus.generate(in: Corpus.folder + "/court-\(name)", seeds: [seed], options: options)
         }
+        return videos
+    }
+
+    func check(seed: UInt64, name: String, handheld: Bool = false) async throws {
+        let videos = try render(seed: seed, name: name, handheld: handheld)
         let scored = try await RimFinderTests().score(videos)
         print("court \(name) seed \(seed):\n" + scored.lines.joined(separator: "\n"))
         // Every hoop found with no help, whatever the camera's place.
@@ -36,6 +41,15 @@ import Testing
 
     @Test func everyPlacementWithoutARimOnAHeldOutSeed() async throws {
         try await check(seed: CourtCorpus.heldOutSeeds[0], name: "held-out")
+    }
+
+    /// A phone held by hand: the picture wanders by up to about a degree the whole time. Without
+    /// holding it still no rim was found on this seed at 720p (the rim is the orange that stays
+    /// put, and the tracker's background saw the whole picture move); with ``FrameStabilizer`` the
+    /// same floors as on a tripod hold. Measured at stop 30: 5/5 rims, 24/25 found, 24 right,
+    /// 1 extra.
+    @Test func aHandheldPhoneOnATuningSeed() async throws {
+        try await check(seed: CourtCorpus.tuningSeeds[0], name: "handheld", handheld: true)
     }
 
     /// The scene is 3D for real: the rim's box is where the projection puts it, narrower from the

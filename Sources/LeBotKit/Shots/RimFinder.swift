@@ -28,6 +28,9 @@ public struct RimFinder: Sendable {
     /// Decode width.
     public var analysisWidth: Int
     public var minimumConfidence: Double
+    /// How a handheld camera's picture is held still while sampling (nil: frames as decoded). The
+    /// same as ``WorkoutAnalyzer/stabilizer``, so the rim found is where the analysis sees it.
+    public var stabilizer: FrameStabilizer.Configuration? = .init()
 
     public init(seconds: Double = 20, samples: Int = 40, analysisWidth: Int = 640, minimumConfidence: Double = 0.5) {
         self.seconds = seconds
@@ -54,9 +57,14 @@ public struct RimFinder: Sendable {
         let step = max(span / Double(samples), 0.001)
         var accumulator = Accumulator(width: width, height: height)
         var next = 0.0
+        // Every frame goes through the stabilizer (it follows the picture from frame to frame).
+        let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         func take(_ frame: VideoFrame) {
             let time = frame.pts?.seconds ?? next
-            guard time >= next, accumulator.frames < samples else { return }
+            let frame = stabilizing?.stabilize(frame, time: time) ?? frame
+            // A held-still frame in phase with the first is preferred for up to one more step.
+            let inPhase = stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true
+            guard time >= next, inPhase || time >= next + step, accumulator.frames < samples else { return }
             accumulator.add(frame)
             next = time + step
         }

@@ -71,6 +71,10 @@ public final class BallTracker {
     private var nextTrack = 1
     /// Frames seen so far.
     public private(set) var framesProcessed = 0
+    /// The frames are a handheld camera's, held still to a pixel (``FrameStabilizer``): an orange
+    /// pixel is new only when no neighbour's background had its colour either (the rim one pixel
+    /// over is not a ball). Off for a camera that stands still.
+    public var heldStill = false
 
     struct Track {
         var id: Int
@@ -162,6 +166,7 @@ public final class BallTracker {
         let blueness = Float(configuration.minimumBlueness)
         let change = Float(configuration.minimumChange)
         let rate = Float(configuration.backgroundRate)
+        let heldStill = heldStill
         cb.bytes.withUnsafeBufferPointer { cbBytes in
             cr.bytes.withUnsafeBufferPointer { crBytes in
                 backgroundCb.withUnsafeMutableBufferPointer { bgCb in
@@ -177,8 +182,21 @@ public final class BallTracker {
                                     let red = v - 128
                                     let blue = 128 - u
                                     let orange = red >= redness && blue >= blueness && red * 2 >= blue
-                                    let changed = abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
-                                    let candidate = orange && changed
+                                    var candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
+                                    if candidate, heldStill {
+                                        // Not new when a neighbour's background had this colour: an
+                                        // orange rim one pixel over (a hand-held picture is held
+                                        // still to a pixel, not better).
+                                        search: for ny in max(0, y - 1)...min(ch - 1, y + 1) {
+                                            for nx in max(0, x - 1)...min(cw - 1, x + 1) where nx != x || ny != y {
+                                                let n = ny * cw + nx
+                                                if abs(v - bgCr[n]) + abs(u - bgCb[n]) < change {
+                                                    candidate = false
+                                                    break search
+                                                }
+                                            }
+                                        }
+                                    }
                                     mask[i] = candidate ? 1 : 0
                                     // Follow the scene, but slowly under a candidate so the ball does
                                     // not melt into the background while it is held still.

@@ -23,6 +23,10 @@ public struct WorkoutAnalysis: Sendable, Codable {
         let decided = makes + misses
         return decided == 0 ? nil : Double(makes) / Double(decided)
     }
+    /// How far the picture wandered from where it started, as a fraction of its width (a
+    /// handheld phone; about 0 on a tripod). Frames were moved back before analysis; nil when
+    /// stabilisation was off.
+    public var cameraMovement: Double?
     /// Wall-clock seconds the analysis took.
     public var processingSeconds: Double
     /// Milliseconds per frame spent in the ball tracker and shot detector (decoding excluded).
@@ -30,7 +34,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case source, rim, rimFound, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
-        case fieldGoalPercentage
+        case fieldGoalPercentage, cameraMovement
         case processingSeconds, detectorMillisecondsPerFrame
     }
 
@@ -48,6 +52,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         try container.encode(misses, forKey: .misses)
         try container.encode(indeterminate, forKey: .indeterminate)
         try container.encodeIfPresent(fieldGoalPercentage, forKey: .fieldGoalPercentage)
+        try container.encodeIfPresent(cameraMovement, forKey: .cameraMovement)
         try container.encode(processingSeconds, forKey: .processingSeconds)
         try container.encode(detectorMillisecondsPerFrame, forKey: .detectorMillisecondsPerFrame)
     }
@@ -61,6 +66,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         duration = try container.decode(Double.self, forKey: .duration)
         frames = try container.decode(Int.self, forKey: .frames)
         shots = try container.decode([ShotEvent].self, forKey: .shots)
+        cameraMovement = try container.decodeIfPresent(Double.self, forKey: .cameraMovement)
         processingSeconds = try container.decode(Double.self, forKey: .processingSeconds)
         detectorMillisecondsPerFrame = try container.decode(Double.self, forKey: .detectorMillisecondsPerFrame)
     }
@@ -101,6 +107,8 @@ public struct WorkoutAnalyzer: Sendable {
     /// Seconds a found rim may look bare (too little orange where it was) before it is looked for
     /// again — the camera moved; nil never. A rim the user gave is kept whatever the picture.
     public var rimLostSeconds: Double? = 2
+    /// How a handheld camera's picture is held still (nil: frames are analysed as decoded).
+    public var stabilizer: FrameStabilizer.Configuration? = .init()
     /// Frames are decoded at this width (height by aspect): the ball is ~20 px across, plenty.
     public var analysisWidth: Int
     /// Decoder threads (0: FFmpeg chooses). The benchmark uses 1.
@@ -160,6 +168,7 @@ public struct WorkoutAnalyzer: Sendable {
         let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
         let ballTracker = BallTracker(configuration: tracker)
+        let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
         var shotDetector = rim.map { ShotEventDetector(rim: $0, width: width, height: height, configuration: detector) }
@@ -206,6 +215,16 @@ public struct WorkoutAnalyzer: Sendable {
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
         var suspect: [VideoFrame] = []
+        // What each held-still frame's whole-pixel move left over (by presentation time): the ball's
+        // positions are corrected by it, so a hand's jitter does not bend its path.
+        var residuals: [MediaTime: (x: Double, y: Double)] = [:]
+        /// A decoded frame, held still when the camera is handheld.
+        func take(_ frame: VideoFrame) throws(MediaError) {
+            guard let stabilizing else { return try handle(frame) }
+            let held = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
+            if let pts = frame.pts, stabilizing.hasMoved { residuals[pts] = stabilizing.residual }
+            try handle(held)
+        }
         func handle(_ frame: VideoFrame) throws(MediaError) {
             if shouldStop() {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
@@ -243,7 +262,10 @@ public struct WorkoutAnalyzer: Sendable {
                 held.append(frame)
                 let first = firstHeld ?? time
                 firstHeld = first
-                if time - lastSampled >= rimWarmUp / 40 {
+                // Held-still frames in phase with the first are preferred (see ``RimFinder``).
+                let inPhase = frame.pts.flatMap { residuals[$0] }.map(FrameStabilizer.isInPhase) ?? true
+                let step = rimWarmUp / 40
+                if time - lastSampled >= step, inPhase || time - lastSampled >= 2 * step {
                     finder.add(frame)
                     lastSampled = time
                 }
@@ -255,8 +277,19 @@ public struct WorkoutAnalyzer: Sendable {
         func analyse(_ frame: VideoFrame, with detecting: ShotEventDetector) throws(MediaError) {
             let time = frame.pts?.seconds ?? Double(frames) / 30
             let clock = ContinuousClock.now
+            // A frame the stabilizer moved: the tracker allows for the pixel it may be off, and the
+            // ball's positions lose what the whole-pixel move left over.
+            let residual = frame.pts.flatMap { residuals.removeValue(forKey: $0) }
+            if residual != nil { ballTracker.heldStill = true }
             let observations = try ballTracker.process(frame, time: time)
-            let decided = detecting.process(observations, time: time, frame: frame)
+            var corrected = observations
+            if let residual {
+                for index in corrected.indices {
+                    corrected[index].x -= residual.x
+                    corrected[index].y -= residual.y
+                }
+            }
+            let decided = detecting.process(corrected, time: time, frame: frame)
             detectorTime += ContinuousClock.now - clock
             frameHandler?(frame, time, observations)
             for shot in decided {
@@ -269,9 +302,9 @@ public struct WorkoutAnalyzer: Sendable {
         }
         while let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
-            for frame in try decoder.decode(sample) { try handle(frame) }
+            for frame in try decoder.decode(sample) { try take(frame) }
         }
-        for frame in try decoder.flush() { try handle(frame) }
+        for frame in try decoder.flush() { try take(frame) }
         if let detecting = shotDetector {
             // Bare at the very end: too short to call the camera moved.
             for frame in suspect { try analyse(frame, with: detecting) }
@@ -291,6 +324,7 @@ public struct WorkoutAnalyzer: Sendable {
             detectorMillisecondsPerFrame: frames == 0 ? 0 : detectorTime.seconds * 1000 / Double(frames))
         analysis.rimFound = rimFound
         analysis.rimMoves = rimMoves
+        analysis.cameraMovement = stabilizing?.largestMove
         return analysis
     }
 }
