@@ -56,17 +56,17 @@ public struct RimFinder: Sendable {
         let span = min(seconds, reader.duration?.seconds ?? seconds)
         let step = max(span / Double(samples), 0.001)
         var accumulator = Accumulator(width: width, height: height)
-        var next = 0.0
+        var decoded = 0
         // Every frame goes through the stabilizer (it follows the picture from frame to frame).
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         func take(_ frame: VideoFrame) {
-            let time = frame.pts?.seconds ?? next
+            let time = frame.pts?.seconds ?? Double(decoded) / 30
+            decoded += 1
             let frame = stabilizing?.stabilize(frame, time: time) ?? frame
-            // A held-still frame in phase with the first is preferred for up to one more step.
-            let inPhase = stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true
-            guard time >= next, inPhase || time >= next + step, accumulator.frames < samples else { return }
-            accumulator.add(frame)
-            next = time + step
+            guard accumulator.frames < samples else { return }
+            accumulator.offer(
+                frame, time: time, step: step,
+                inPhase: stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true)
         }
         while accumulator.frames < samples, let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
@@ -139,6 +139,8 @@ public struct RimFinder: Sendable {
         var orange: [UInt16]
         var white: [UInt16]
         public private(set) var frames = 0
+        /// When the last frame was offered and added, seconds.
+        private var lastAdded = -Double.infinity
 
         public init(width: Int, height: Int) {
             self.width = width
@@ -147,6 +149,15 @@ public struct RimFinder: Sendable {
             rows = height / 2
             orange = [UInt16](repeating: 0, count: columns * rows)
             white = orange
+        }
+
+        /// Adds `frame` when `step` seconds have passed since the last frame added: at once when it
+        /// shows the picture in phase with the first frame (``FrameStabilizer/isInPhase(_:)``; always
+        /// on a tripod), otherwise only after one step more.
+        public mutating func offer(_ frame: VideoFrame, time: Double, step: Double, inPhase: Bool) {
+            guard time - lastAdded >= step, inPhase || time - lastAdded >= 2 * step else { return }
+            add(frame)
+            lastAdded = time
         }
 
         public mutating func add(_ frame: VideoFrame) {

@@ -176,7 +176,6 @@ public struct WorkoutAnalyzer: Sendable {
         var held: [VideoFrame] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
         var firstHeld: Double?
-        var lastSampled = -Double.infinity
         let total = reader.duration?.seconds ?? 0
         var shots: [ShotEvent] = []
         var frames = 0
@@ -248,7 +247,7 @@ public struct WorkoutAnalyzer: Sendable {
                     lostRim = current.rim
                     shotDetector = nil
                     finder = RimFinder.Accumulator(width: width, height: height)
-                    (firstHeld, lastSampled, bareSince) = (nil, -Double.infinity, nil)
+                    (firstHeld, bareSince) = (nil, nil)
                     let waiting = suspect
                     suspect = []
                     for frame in waiting { try handle(frame) }
@@ -262,13 +261,9 @@ public struct WorkoutAnalyzer: Sendable {
                 held.append(frame)
                 let first = firstHeld ?? time
                 firstHeld = first
-                // Held-still frames in phase with the first are preferred (see ``RimFinder``).
-                let inPhase = frame.pts.flatMap { residuals[$0] }.map(FrameStabilizer.isInPhase) ?? true
-                let step = rimWarmUp / 40
-                if time - lastSampled >= step, inPhase || time - lastSampled >= 2 * step {
-                    finder.add(frame)
-                    lastSampled = time
-                }
+                finder.offer(
+                    frame, time: time, step: rimWarmUp / 40,
+                    inPhase: frame.pts.flatMap { residuals[$0] }.map(FrameStabilizer.isInPhase) ?? true)
                 if time - first >= rimWarmUp { try findRim(final: false) }
                 return
             }
