@@ -7,6 +7,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Modules whose pixel loops the tests run over whole videos (the court corpus is rendered and
+// analysed in the tests): optimised in debug builds too, ~5–10× faster, assertions off, overflow
+// and bounds checks kept. The other modules stay unoptimised for the debugger.
+let optimisedInDebug: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "CameraCore",
     platforms: [.macOS(.v15)],
@@ -57,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "CameraCommon",
-            swiftSettings: swiftSettings
+            swiftSettings: optimisedInDebug
         ),
         .target(
             name: "CameraIO",
@@ -99,9 +104,9 @@ let package = Package(
             dependencies: [
                 "CameraCommon", "CameraIO", "CameraEffects", "CameraAssemble", "CTesseract", "Networking",
             ],
-            // Optimised in debug builds too: the text preprocessor's pixel loops run ~10× slower
-            // unoptimised, and the tests watch live games, where slow reading means dropped frames.
-            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+            // The text preprocessor's pixel loops run ~10× slower unoptimised, and the tests watch
+            // live games, where slow reading means dropped frames.
+            swiftSettings: optimisedInDebug
         ),
         .executableTarget(
             name: "cgame",
@@ -163,7 +168,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: optimisedInDebug
         ),
         .executableTarget(
             name: "lebot",
@@ -190,7 +195,7 @@ let package = Package(
         .target(
             name: "CameraTesting",
             dependencies: ["CameraCommon", "CameraIO"],
-            swiftSettings: swiftSettings
+            swiftSettings: optimisedInDebug
         ),
         // Real peers the tests and the benchmark talk to on loopback or in namespaces they create:
         // GStreamer's RTSP server, an ONVIF device, a Gemini-compatible server, a PostgreSQL cluster.
