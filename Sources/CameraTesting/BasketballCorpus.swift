@@ -29,6 +29,28 @@ public enum BasketballCorpus {
         /// Release point, normalised (origin top left).
         public var releaseX: Double
         public var releaseY: Double
+        /// Noah's numbers, from the 3D scene (``CourtCorpus``; nil for the flat side views and for
+        /// shots that never came down through the rim's height).
+        public var atRim: AtRim? = nil
+    }
+
+    /// Where and how a shot came down through the rim's height, in the court (not the picture).
+    public struct AtRim: Codable, Sendable {
+        /// Inches past the rim's centre along the line from the shooter (negative: short of it).
+        public var depth: Double
+        /// Inches right of the rim's centre as the shooter sees it (negative: left).
+        public var leftRight: Double
+        /// Degrees below horizontal the ball was travelling.
+        public var entryAngle: Double
+        /// The apex above the rim, feet.
+        public var arcFeet: Double
+
+        public init(depth: Double, leftRight: Double, entryAngle: Double, arcFeet: Double) {
+            self.depth = depth
+            self.leftRight = leftRight
+            self.entryAngle = entryAngle
+            self.arcFeet = arcFeet
+        }
     }
 
     public struct Video: Codable, Sendable {

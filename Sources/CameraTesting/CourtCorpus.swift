@@ -187,8 +187,8 @@ public enum CourtCorpus {
         var touchedBoard = false
         /// When the rim or board was hit, seconds from release (for the net's shiver).
         var contactTime: Double?
-        /// The ball's centre came down through the rim's height: where, and when.
-        var descent: (point: V3, time: Double)?
+        /// The ball's centre came down through the rim's height: where, when, and how fast.
+        var descent: (point: V3, time: Double, velocity: V3)?
     }
 
     static func simulate(from start: V3, velocity: V3, frameRate: Int) -> Flight {
@@ -238,7 +238,7 @@ public enum CourtCorpus {
                     flight.contactTime = flight.contactTime ?? time
                 }
                 if previous.z >= Court.rimHeight, p.z < Court.rimHeight, v.z < 0 {
-                    if flight.descent == nil { flight.descent = (p, time) }
+                    if flight.descent == nil { flight.descent = (p, time, v) }
                     if radial < Court.rimRadius, !flight.made {
                         flight.made = true
                         flight.rimTime = time
@@ -260,6 +260,22 @@ public enum CourtCorpus {
             }
         }
         return flight
+    }
+
+    /// Noah's numbers for a flight released at `release` (the rim's centre is above the origin).
+    static func atRim(_ flight: Flight, releasedAt release: V3) -> BasketballCorpus.AtRim? {
+        guard let descent = flight.descent else { return nil }
+        let inches = 39.37
+        let toShooter = V3(x: release.x, y: release.y, z: 0).normalized
+        // Facing the rim, the shooter's right.
+        let right = V3(x: -toShooter.y, y: toShooter.x, z: 0)
+        let ground = V3(x: descent.point.x, y: descent.point.y, z: 0)
+        let v = descent.velocity
+        let apex = flight.positions.map(\.z).max() ?? Court.rimHeight
+        return BasketballCorpus.AtRim(
+            depth: -ground.dot(toShooter) * inches, leftRight: ground.dot(right) * inches,
+            entryAngle: atan2(-v.z, (v.x * v.x + v.y * v.y).squareRoot()) * 180 / .pi,
+            arcFeet: (apex - Court.rimHeight) * inches / 12)
     }
 
     static func classify(_ flight: Flight) -> BasketballCorpus.Kind {
@@ -617,7 +633,8 @@ public enum CourtCorpus {
                 BasketballCorpus.Event(
                     kind: kind, release: Double(releaseFrame) / fps,
                     rimTime: flight.rimTime.map { Double(releaseFrame) / fps + $0 }, made: flight.made,
-                    releaseX: (hand?.x ?? 0) / Double(width), releaseY: (hand?.y ?? 0) / Double(height)))
+                    releaseX: (hand?.x ?? 0) / Double(width), releaseY: (hand?.y ?? 0) / Double(height),
+                    atRim: flight.positions.first.flatMap { Self.atRim(flight, releasedAt: $0) }))
             frame += path.count
         }
         let totalFrames = frame + Int(0.5 * fps)

@@ -8,6 +8,8 @@ public struct ShotScore<Shot> {
     public private(set) var extra: [Shot] = []
     public private(set) var missed: [BasketballCorpus.Event] = []
     public private(set) var wrong: [(BasketballCorpus.Event, Shot)] = []
+    /// Every shot found, with the event it was matched to.
+    public private(set) var matched: [(BasketballCorpus.Event, Shot)] = []
 
     /// - Parameters:
     ///   - release: when a shot left the hands, seconds.
@@ -24,6 +26,7 @@ public struct ShotScore<Shot> {
             }
             let shot = unmatched.remove(at: index)
             found += 1
+            matched.append((event, shot))
             if made(shot) == event.made {
                 correct += 1
             } else {
@@ -50,4 +53,59 @@ public struct RimScore: Sendable {
     }
 
     public var isFound: Bool { centre <= 0.25 && (0.75...1.3).contains(width) }
+}
+
+/// How close Noah's numbers came to the 3D scene's (``BasketballCorpus/AtRim``), over found shots
+/// that came down through the rim's height: per number, how many such shots the analysis gave it
+/// for, and how far off it was.
+public struct NumbersScore: Sendable {
+    public enum Number: String, CaseIterable, Sendable {
+        case entryAngle = "entry angle"
+        case depth
+        case leftRight = "left/right"
+        case arc = "arc above rim"
+        /// The unit its errors are in.
+        public var unit: String { self == .entryAngle ? "°" : self == .arc ? " ft" : " in" }
+    }
+    /// Shots with a truth to compare with.
+    public private(set) var shots = 0
+    /// Per number, the absolute errors of the shots it was given for.
+    public private(set) var errors: [Number: [Double]] = [:]
+
+    public init() {}
+
+    /// One found shot: its truth and what the analysis said (nil: not given).
+    public mutating func add(
+        _ truth: BasketballCorpus.AtRim?, entryAngle: Double?, depth: Double?, leftRight: Double?, arcFeet: Double?
+    ) {
+        guard let truth else { return }
+        shots += 1
+        let pairs: [(Number, Double?, Double)] = [
+            (.entryAngle, entryAngle, truth.entryAngle), (.depth, depth, truth.depth),
+            (.leftRight, leftRight, truth.leftRight), (.arc, arcFeet, truth.arcFeet),
+        ]
+        for (number, given, actual) in pairs {
+            if let given { errors[number, default: []].append(abs(given - actual)) }
+        }
+    }
+
+    /// The median error of `number`, nil when it was never given.
+    public func median(_ number: Number) -> Double? {
+        let sorted = (errors[number] ?? []).sorted()
+        return sorted.isEmpty ? nil : sorted[sorted.count / 2]
+    }
+
+    /// "31/40, 6.2°": given for how many shots, and the median error.
+    public func cell(_ number: Number) -> String {
+        let given = errors[number]?.count ?? 0
+        guard let median = median(number) else { return "0/\(shots)" }
+        return "\(given)/\(shots), \((median * 10).rounded() / 10)\(number.unit)"
+    }
+
+    public static func + (a: NumbersScore, b: NumbersScore) -> NumbersScore {
+        var sum = a
+        sum.shots += b.shots
+        for (number, list) in b.errors { sum.errors[number, default: []] += list }
+        return sum
+    }
 }

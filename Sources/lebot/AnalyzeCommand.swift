@@ -48,7 +48,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         analyzer.rimFound = found
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
-        var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "depth", "arc above rim", "why"])
+        var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "at the rim", "arc above rim", "why"])
         let analysis: WorkoutAnalysis
         var annotator: ShotAnnotator?
         do {
@@ -121,7 +121,8 @@ struct AnalyzeCommand: AsyncParsableCommand {
         [
             String(shot.number), clock(shot.releaseTime), shot.outcome.rawValue,
             shot.entryAngle.map { "\(Int($0.rounded()))°" } ?? "-",
-            shot.depth.map { "\(Int($0.rounded())) in" } ?? "-",
+            shot.depth.map { "\(Int(abs($0).rounded())) in \($0 < 0 ? "short" : "deep")" }
+                ?? shot.leftRight.map { "\(Int(abs($0).rounded())) in \($0 < 0 ? "left" : "right")" } ?? "-",
             shot.arcFeet.map { "\(String(format1: $0)) ft" } ?? "-", shot.reason,
         ]
     }

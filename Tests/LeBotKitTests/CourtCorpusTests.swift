@@ -33,6 +33,29 @@ import Testing
         #expect(Double(scored.detected) >= 0.9 * Double(scored.attempts), "\(scored.lines)")
         #expect(Double(scored.correct) >= 0.85 * Double(scored.detected), "\(scored.lines)")
         #expect(Double(scored.extra) <= 0.1 * Double(scored.attempts), "\(scored.lines)")
+        checkNumbers(scored.numbers)
+    }
+
+    /// Noah's numbers where the view gives them, against the 3D scene's. From the side: how deep,
+    /// for nearly every shot, within inches (720p, `cameracore-bench --only court`: median 2.9–4.0
+    /// in on every slice); from behind: left or right (median 0.7–2.4 in), and neither depth nor
+    /// the picture's entry angle, which from there are the camera's, not the ball's (before the
+    /// view was told apart they were given, 35 in and 40° off). At 45° neither is reliable yet
+    /// (BENCHMARKS.md), so nothing is asserted there.
+    func checkNumbers(_ numbers: [String: NumbersScore]) {
+        let side = (numbers["sideLeft"] ?? NumbersScore()) + (numbers["sideRight"] ?? NumbersScore())
+        let behind = numbers["behind"] ?? NumbersScore()
+        let summary = numbers.sorted { $0.key < $1.key }.map { placement, score in
+            "\(placement): "
+                + NumbersScore.Number.allCases.map { "\($0.rawValue) \(score.cell($0))" }.joined(separator: ", ")
+        }
+        print("numbers: \(summary)")
+        #expect(side.shots >= 6 && behind.shots >= 3, "\(summary)")
+        #expect(Double(side.errors[.depth]?.count ?? 0) >= 0.8 * Double(side.shots), "\(summary)")
+        #expect((side.median(.depth) ?? .infinity) <= 8, "\(summary)")
+        #expect(Double(behind.errors[.leftRight]?.count ?? 0) >= 0.7 * Double(behind.shots), "\(summary)")
+        #expect((behind.median(.leftRight) ?? .infinity) <= 4, "\(summary)")
+        #expect((behind.errors[.depth]?.count ?? 0) + (behind.errors[.entryAngle]?.count ?? 0) <= 1, "\(summary)")
     }
 
     @Test func everyPlacementWithoutARimOnATuningSeed() async throws {

@@ -29,11 +29,14 @@ enum RimSeeds {
 
     /// Runs `lebot analyze --json` without `--rim` on each video and scores the rim it found and
     /// the shots it judged with that rim.
+    /// `numbers`: Noah's numbers against the truth's, per placement (3D court videos only).
     func score(_ videos: [BasketballCorpus.Video]) async throws -> (
-        found: Int, attempts: Int, detected: Int, correct: Int, extra: Int, moved: Int, lines: [String]
+        found: Int, attempts: Int, detected: Int, correct: Int, extra: Int, moved: Int, lines: [String],
+        numbers: [String: NumbersScore]
     ) {
         var (found, attempts, detected, correct, extra, moved) = (0, 0, 0, 0, 0, 0)
         var lines: [String] = []
+        var numbers: [String: NumbersScore] = [:]
         for video in videos {
             let run = try await lebot(["analyze", video.path, "--json"])
             guard run.status == 0, let data = run.stdout.data(using: .utf8),
@@ -51,11 +54,16 @@ enum RimSeeds {
             correct += scored.correct
             extra += scored.extra.count
             if !analysis.rimMoves.isEmpty { moved += 1 }
+            for (event, shot) in scored.matched {
+                numbers[video.placement ?? "flat", default: NumbersScore()].add(
+                    event.atRim, entryAngle: shot.entryAngle, depth: shot.depth, leftRight: shot.leftRight,
+                    arcFeet: shot.arcFeet)
+            }
             lines.append(
                 "\(video.path): rim centre off by \(String(format1: error.centre * 100)) % of its width, width ×\(String(format1: error.width)), confidence \(analysis.rimFound?.confidence ?? -1); shots \(scored.found)/\(scored.attempts), right \(scored.correct), extra \(scored.extra.count)"
             )
         }
-        return (found, attempts, detected, correct, extra, moved, lines)
+        return (found, attempts, detected, correct, extra, moved, lines, numbers)
     }
 
     /// Every rim found, ≥ 90 % of shots detected and ≥ 90 % of those judged right, nothing extra.

@@ -77,6 +77,24 @@ import Testing
         #expect(events.first?.entryAngle ?? 90 < 72)
     }
 
+    /// Noah's numbers are the ones the view gives: from the side, the entry angle and how deep
+    /// (the shooter is on the left, so right of the rim's centre is deep; the rim is 32 px = 18 in
+    /// across); from behind, the ball comes down steeply in the picture, and across the picture is
+    /// left or right of the rim, not depth — and the picture's angle is not the ball's.
+    @Test func theNumbersAreTheOnesTheViewGives() {
+        let side = Self.shoot(detector(), from: 1, entryX: 220, slope: 1.2, netSwings: false)
+        let sideShot = try? #require(side.first)
+        #expect(abs((sideShot?.depth ?? 0) - 4 * 18 / 32) < 1, "\(String(describing: sideShot?.depth))")
+        #expect(sideShot?.leftRight == nil && sideShot?.entryAngle != nil)
+        #expect(sideShot?.numbersInWords?.hasSuffix("2 inches deep") == true, "\(sideShot?.numbersInWords ?? "")")
+
+        let behind = Self.shoot(detector(), from: 1, entryX: 211, slope: 8, netSwings: true)
+        let behindShot = try? #require(behind.first)
+        #expect(behindShot?.depth == nil && behindShot?.entryAngle == nil)
+        #expect(abs((behindShot?.leftRight ?? 0) - (-5 * 18 / 32)) < 1, "\(String(describing: behindShot?.leftRight))")
+        #expect(behindShot?.numbersInWords == "3 inches left", "\(behindShot?.numbersInWords ?? "")")
+    }
+
     @Test func aSteepCrossingIsAMakeWhenTheNetSwings() {
         let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: true)
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")

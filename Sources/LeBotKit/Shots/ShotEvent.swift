@@ -44,6 +44,9 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     /// short of it), measured along the line from the shooter; side views only. Noah's ideal is
     /// about 11 in (2 in behind the centre of an 18 in rim counts as "deep").
     public var depth: Double?
+    /// Where the ball came down through the rim line, inches right of the rim's centre as the
+    /// shooter sees it (negative: left); seen from behind the shooter only, where depth is not.
+    public var leftRight: Double?
     /// The apex above the rim, feet (the rim seen edge-on is 18 in across).
     public var arcFeet: Double?
     /// At its busiest after the ball came down into the rim, the share of the net's pixels that
@@ -74,14 +77,18 @@ public struct ShotEvent: Sendable, Codable, Equatable {
 }
 
 extension ShotEvent {
-    /// Noah's numbers in words, for speech and lists: "46 degrees, 3 inches deep" (nil when the
-    /// view gave none).
+    /// Noah's numbers in words, for speech and lists: "46 degrees, 3 inches deep" from the side,
+    /// "2 inches left" from behind (nil when the view gave none).
     public var numbersInWords: String? {
         var parts: [String] = []
         if let entryAngle { parts.append("\(Int(entryAngle.rounded())) degrees") }
         if let depth {
             let inches = Int(depth.rounded())
             parts.append(inches >= 0 ? "\(inches) inches deep" : "\(-inches) inches short")
+        }
+        if let leftRight {
+            let inches = Int(leftRight.rounded())
+            parts.append(inches == 0 ? "dead centre" : inches > 0 ? "\(inches) inches right" : "\(-inches) inches left")
         }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }

@@ -59,6 +59,10 @@ public final class ShotEventDetector {
     /// did not: a hoop with no net (or one that never moves) is told apart from a live net.
     private var netSwung = 0
     private var netStill = 0
+    /// Votes so far for a camera behind the shooter (positive) or at the side (negative): from
+    /// behind, balls come down into the rim steeply in the picture and leave the hands not far
+    /// below it; from the side, they come down at a slant and leave the hands rim widths away.
+    private var behindVotes = 0
 
     struct Attempt {
         var track: Int
@@ -380,17 +384,31 @@ public final class ShotEventDetector {
         decidedTracks = decidedTracks.filter { time - $0.value < 10 }
         let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
-        return ShotEvent(
+        // Across the picture at the rim is along the shot seen from the side, and across it seen from
+        // behind the shooter, where most balls come down steeply in the picture (and that angle is
+        // the camera's, not the ball's). One shot can mislead (a rim-out drops off steeply from the
+        // side too): the view is what the shots so far say.
+        // A ball that came down into the rim: how steeply (a miss beside it, from behind, slants
+        // across the picture as much as from the side); where it left the hands.
+        if let angle = attempt.crossing?.angle { behindVotes += angle >= configuration.steepEntry ? 1 : -1 }
+        let away = abs(attempt.release.x - (rimLeft + rimRight) / 2) / rimWidth
+        behindVotes += away < 3 ? 1 : away > 5 ? -1 : 0
+        let fromBehind = behindVotes > 0
+        let centre = (rimLeft + rimRight) / 2
+        var shot = ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
             rimTime: attempt.crossing?.time,
             decidedTime: time, outcome: outcome, reason: reason,
             releasePoint: NormalizedPoint(x: attempt.release.x / width, y: attempt.release.y / height),
-            entryAngle: attempt.crossing?.angle, apexHeight: (rimLine - attempt.apex.y) / height,
+            entryAngle: fromBehind ? nil : attempt.crossing?.angle, apexHeight: (rimLine - attempt.apex.y) / height,
             trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
-            depth: attempt.crossingX.map { x in
-                // Along the line from the shooter: past the centre is deep.
-                let centre = (rimLeft + rimRight) / 2
-                return (x - centre) * (attempt.release.x < centre ? 1 : -1) * inchesPerPixel
-            }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
+            depth: fromBehind
+                ? nil
+                : attempt.crossingX.map { x in
+                    // Along the line from the shooter: past the centre is deep.
+                    (x - centre) * (attempt.release.x < centre ? 1 : -1) * inchesPerPixel
+                }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
+        if fromBehind { shot.leftRight = attempt.crossingX.map { ($0 - centre) * inchesPerPixel } }
+        return shot
     }
 }

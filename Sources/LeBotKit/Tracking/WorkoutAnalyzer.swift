@@ -173,7 +173,7 @@ public struct WorkoutAnalyzer: Sendable {
         var rimFound = self.rimFound
         var shotDetector = rim.map { ShotEventDetector(rim: $0, width: width, height: height, configuration: detector) }
         // Without a rim: frames held (and sampled for the finder) until it is found.
-        var held: [VideoFrame] = []
+        var held: [Taken] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
         var firstHeld: Double?
         let total = reader.duration?.seconds ?? 0
@@ -193,7 +193,7 @@ public struct WorkoutAnalyzer: Sendable {
             shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
             let waiting = held
             held = []
-            for frame in waiting { try handle(frame) }
+            for taken in waiting { try handle(taken) }
         }
         func findRim(final: Bool) throws(MediaError) {
             guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
@@ -213,18 +213,15 @@ public struct WorkoutAnalyzer: Sendable {
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
-        var suspect: [VideoFrame] = []
-        // What each held-still frame's whole-pixel move left over (by presentation time): the ball's
-        // positions are corrected by it, so a hand's jitter does not bend its path.
-        var residuals: [MediaTime: (x: Double, y: Double)] = [:]
+        var suspect: [Taken] = []
         /// A decoded frame, held still when the camera is handheld.
         func take(_ frame: VideoFrame) throws(MediaError) {
-            guard let stabilizing else { return try handle(frame) }
-            let held = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
-            if let pts = frame.pts, stabilizing.hasMoved { residuals[pts] = stabilizing.residual }
-            try handle(held)
+            guard let stabilizing else { return try handle(Taken(frame: frame)) }
+            let still = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
+            try handle(Taken(frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil))
         }
-        func handle(_ frame: VideoFrame) throws(MediaError) {
+        func handle(_ taken: Taken) throws(MediaError) {
+            let frame = taken.frame
             if shouldStop() {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
             }
@@ -236,7 +233,7 @@ public struct WorkoutAnalyzer: Sendable {
                     bareSince = bare ? (bareSince ?? time) : nil
                 }
                 if let since = bareSince {
-                    suspect.append(frame)
+                    suspect.append(taken)
                     guard time - since >= lost else { return }
                     // The camera moved: what was pending is judged with the old rim, and the rim is
                     // looked for again from the first bare frame on.
@@ -250,31 +247,33 @@ public struct WorkoutAnalyzer: Sendable {
                     (firstHeld, bareSince) = (nil, nil)
                     let waiting = suspect
                     suspect = []
-                    for frame in waiting { try handle(frame) }
+                    for taken in waiting { try handle(taken) }
                     return
                 }
                 let waiting = suspect
                 suspect = []
-                for frame in waiting { try analyse(frame, with: current) }
+                for taken in waiting { try analyse(taken, with: current) }
             }
             guard let detecting = shotDetector else {
-                held.append(frame)
+                held.append(taken)
                 let first = firstHeld ?? time
                 firstHeld = first
                 finder.offer(
                     frame, time: time, step: rimWarmUp / 40,
-                    inPhase: frame.pts.flatMap { residuals[$0] }.map(FrameStabilizer.isInPhase) ?? true)
+                    inPhase: taken.residual.map(FrameStabilizer.isInPhase) ?? true)
                 if time - first >= rimWarmUp { try findRim(final: false) }
                 return
             }
-            try analyse(frame, with: detecting)
+            try analyse(taken, with: detecting)
         }
-        func analyse(_ frame: VideoFrame, with detecting: ShotEventDetector) throws(MediaError) {
+        func analyse(_ taken: Taken, with detecting: ShotEventDetector) throws(MediaError) {
+            let frame = taken.frame
             let time = frame.pts?.seconds ?? Double(frames) / 30
             let clock = ContinuousClock.now
             // A frame the stabilizer moved: the tracker allows for the pixel it may be off, and the
-            // ball's positions lose what the whole-pixel move left over.
-            let residual = frame.pts.flatMap { residuals.removeValue(forKey: $0) }
+            // ball's positions lose what the whole-pixel move left over (so a hand's jitter does
+            // not bend the ball's path).
+            let residual = taken.residual
             if residual != nil { ballTracker.heldStill = true }
             let observations = try ballTracker.process(frame, time: time)
             var corrected = observations
@@ -302,7 +301,7 @@ public struct WorkoutAnalyzer: Sendable {
         for frame in try decoder.flush() { try take(frame) }
         if let detecting = shotDetector {
             // Bare at the very end: too short to call the camera moved.
-            for frame in suspect { try analyse(frame, with: detecting) }
+            for taken in suspect { try analyse(taken, with: detecting) }
         }
         if shotDetector == nil { try findRim(final: true) }
         for shot in shotDetector?.finish(at: lastTime) ?? [] {
@@ -322,4 +321,11 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.cameraMovement = stabilizing?.largestMove
         return analysis
     }
+}
+
+/// A decoded frame on its way through ``WorkoutAnalyzer``, held still if the camera is handheld.
+private struct Taken {
+    var frame: VideoFrame
+    /// What the stabilizer's whole-pixel move left over, pixels (nil: the frame was not moved).
+    var residual: (x: Double, y: Double)?
 }

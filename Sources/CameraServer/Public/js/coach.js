@@ -173,6 +173,10 @@ function showResult(result, localURL = null) {
   for (const move of analysis.rimMoves || []) {
     $("workout-rim").textContent += ` The camera moved at ${move.time.toFixed(1)} s: LeBot found the rim again and judged the later shots against it.`;
   }
+  // A phone held by hand: every frame was held still before the shots were looked for.
+  if (analysis.cameraMovement >= 0.005) {
+    $("workout-rim").textContent += ` The camera moved (held by hand): the picture wandered up to ${(analysis.cameraMovement * 100).toFixed(1)} % of its width, and LeBot held every frame still before looking for shots.`;
+  }
   if (used && !$("rim-step").hidden && localURL) draw(used);
   $("chart").src = result.chartURL;
   const replay = $("replay");
