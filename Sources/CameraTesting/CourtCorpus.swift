@@ -44,6 +44,7 @@ public enum CourtCorpus {
         ("tuning", tuningSeeds),
         ("held-out, first scored at stop 28", [501, 502, 503]),
         ("held-out, first scored at stop 29", [601, 602, 603]),
+        ("held-out, first scored at stop 31", [701, 702, 703]),
     ]
 
     public struct Options: Sendable {

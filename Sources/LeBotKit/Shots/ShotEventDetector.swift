@@ -322,6 +322,18 @@ public final class ShotEventDetector {
         return nil
     }
 
+    /// The angle below horizontal at which the ball came down to the rim line at `x` (within a rim
+    /// width of the rim): the slope there of a parabola fitted to its fall from the apex — two
+    /// frames alone are a few pixels apart, and a pixel off is degrees off.
+    private func entryAngle(_ attempt: Attempt, at x: Double) -> Double? {
+        guard x > rimLeft - rimWidth, x < rimRight + rimWidth else { return nil }
+        let falling = attempt.points.filter { $0.time >= attempt.apex.time && $0.y <= rimLine + rimWidth / 4 }
+        guard falling.count >= 4, let (a, b, _) = Trajectory.parabola(falling.map { ($0.x, $0.y) }) else {
+            return attempt.crossing?.angle
+        }
+        return atan(abs(2 * a * x + b)) * 180 / .pi
+    }
+
     /// Where the ball crossed the rim line: between the two frames, or on the fitted parabola when
     /// they are far apart (a fast ball, a low frame rate or a dropped frame).
     private func crossingX(_ a: BallObservation, _ b: BallObservation, attempt: Attempt) -> Double {
@@ -400,7 +412,8 @@ public final class ShotEventDetector {
             rimTime: attempt.crossing?.time,
             decidedTime: time, outcome: outcome, reason: reason,
             releasePoint: NormalizedPoint(x: attempt.release.x / width, y: attempt.release.y / height),
-            entryAngle: fromBehind ? nil : attempt.crossing?.angle, apexHeight: (rimLine - attempt.apex.y) / height,
+            entryAngle: fromBehind ? nil : attempt.crossingX.flatMap { entryAngle(attempt, at: $0) },
+            apexHeight: (rimLine - attempt.apex.y) / height,
             trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
             depth: fromBehind
                 ? nil
