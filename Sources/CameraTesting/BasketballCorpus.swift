@@ -44,13 +44,6 @@ public enum BasketballCorpus {
         public var entryAngle: Double
         /// The apex above the rim, feet.
         public var arcFeet: Double
-
-        public init(depth: Double, leftRight: Double, entryAngle: Double, arcFeet: Double) {
-            self.depth = depth
-            self.leftRight = leftRight
-            self.entryAngle = entryAngle
-            self.arcFeet = arcFeet
-        }
     }
 
     public struct Video: Codable, Sendable {

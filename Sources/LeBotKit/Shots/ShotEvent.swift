@@ -57,10 +57,12 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     public init(
         number: Int, releaseTime: Double, apexTime: Double, rimTime: Double?, decidedTime: Double,
         outcome: ShotOutcome, reason: String, releasePoint: NormalizedPoint, entryAngle: Double?, apexHeight: Double,
-        trajectory: Trajectory?, depth: Double? = nil, arcFeet: Double? = nil, netMotion: Double? = nil
+        trajectory: Trajectory?, depth: Double? = nil, leftRight: Double? = nil, arcFeet: Double? = nil,
+        netMotion: Double? = nil
     ) {
         self.netMotion = netMotion
         self.depth = depth
+        self.leftRight = leftRight
         self.arcFeet = arcFeet
         self.number = number
         self.releaseTime = releaseTime

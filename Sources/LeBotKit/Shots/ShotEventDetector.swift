@@ -334,6 +334,18 @@ public final class ShotEventDetector {
         return atan(abs(2 * a * x + b)) * 180 / .pi
     }
 
+    /// Adds this attempt's votes (``behindVotes``) and answers whether the camera stands behind the
+    /// shooter, as the shots so far say — one can mislead (a rim-out drops off steeply from the
+    /// side too). A ball that came down into the rim votes by how steeply (a miss beside it slants
+    /// across the picture from behind as much as from the side); every shot by where it left the
+    /// hands, in rim widths from the rim's centre `centre`.
+    private func voteFromBehind(_ attempt: Attempt, centre: Double) -> Bool {
+        if let angle = attempt.crossing?.angle { behindVotes += angle >= configuration.steepEntry ? 1 : -1 }
+        let away = abs(attempt.release.x - centre) / rimWidth
+        behindVotes += away < 3 ? 1 : away > 5 ? -1 : 0
+        return behindVotes > 0
+    }
+
     /// Where the ball crossed the rim line: between the two frames, or on the fitted parabola when
     /// they are far apart (a fast ball, a low frame rate or a dropped frame).
     private func crossingX(_ a: BallObservation, _ b: BallObservation, attempt: Attempt) -> Double {
@@ -396,18 +408,12 @@ public final class ShotEventDetector {
         decidedTracks = decidedTracks.filter { time - $0.value < 10 }
         let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
-        // Across the picture at the rim is along the shot seen from the side, and across it seen from
-        // behind the shooter, where most balls come down steeply in the picture (and that angle is
-        // the camera's, not the ball's). One shot can mislead (a rim-out drops off steeply from the
-        // side too): the view is what the shots so far say.
-        // A ball that came down into the rim: how steeply (a miss beside it, from behind, slants
-        // across the picture as much as from the side); where it left the hands.
-        if let angle = attempt.crossing?.angle { behindVotes += angle >= configuration.steepEntry ? 1 : -1 }
-        let away = abs(attempt.release.x - (rimLeft + rimRight) / 2) / rimWidth
-        behindVotes += away < 3 ? 1 : away > 5 ? -1 : 0
-        let fromBehind = behindVotes > 0
+        // Across the picture at the rim, inches from its centre: along the shot from the side,
+        // across it from behind (where the picture's entry angle is the camera's, not the ball's).
         let centre = (rimLeft + rimRight) / 2
-        var shot = ShotEvent(
+        let across = attempt.crossingX.map { ($0 - centre) * inchesPerPixel }
+        let fromBehind = voteFromBehind(attempt, centre: centre)
+        return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
             rimTime: attempt.crossing?.time,
             decidedTime: time, outcome: outcome, reason: reason,
@@ -415,13 +421,9 @@ public final class ShotEventDetector {
             entryAngle: fromBehind ? nil : attempt.crossingX.flatMap { entryAngle(attempt, at: $0) },
             apexHeight: (rimLine - attempt.apex.y) / height,
             trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
-            depth: fromBehind
-                ? nil
-                : attempt.crossingX.map { x in
-                    // Along the line from the shooter: past the centre is deep.
-                    (x - centre) * (attempt.release.x < centre ? 1 : -1) * inchesPerPixel
-                }, arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
-        if fromBehind { shot.leftRight = attempt.crossingX.map { ($0 - centre) * inchesPerPixel } }
-        return shot
+            // Along the line from the shooter: past the centre is deep.
+            depth: fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) },
+            leftRight: fromBehind ? across : nil,
+            arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
     }
 }
