@@ -51,13 +51,29 @@ struct Bench: ParsableCommand {
     )
     var courtTuningOnly = false
 
+    @Option(
+        help:
+            "With --only court: score these seeds alone, comma-separated (e.g. 701,702,703: one slice looked at closely)."
+    )
+    var courtSeeds: String?
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        if let courtSeeds, Self.seeds(courtSeeds) == nil {
+            throw ValidationError(
+                "--court-seeds must be whole numbers separated by commas, e.g. 701,702,703, not '\(courtSeeds)'")
+        }
         guard CourtBench.Format(courtFormat) != nil else {
             throw ValidationError(
                 "--court-format must be WIDTHxHEIGHT@FPS, e.g. 1920x1080@60 (at least 160x90, 10 to 120 fps), not '\(courtFormat)'"
             )
         }
+    }
+
+    /// `701,702,703` as seeds; nil when any part is not a whole number.
+    static func seeds(_ text: String) -> [UInt64]? {
+        let parts = text.split(separator: ",").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+        return parts.isEmpty || parts.contains(nil) ? nil : parts.compactMap { $0 }
     }
 
     func run() throws {
@@ -67,7 +83,8 @@ struct Bench: ParsableCommand {
             var format = CourtBench.Format(courtFormat) ?? .standard
             format.handheld = courtHandheld
             try CourtBench.run(
-                work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly)
+                work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly,
+                seeds: courtSeeds.flatMap(Self.seeds))
             return
         }
         if only == "lebot" {

@@ -58,11 +58,19 @@ enum CourtBench {
     /// At 1280×720 30 fps (handheld or not) every seed; at any other format the first seed of each
     /// set (a 1080p60 video is 4.5 times the pixels to render and analyse). `tuningOnly`: the
     /// tuning seeds alone, so the held-out ones stay unseen while the analyzer is being changed.
-    static func run(work: String, lebot: String, format picture: Format = .standard, tuningOnly: Bool = false) throws {
+    /// `seeds`: these alone, as one set (a slice looked at closely), at any format.
+    static func run(
+        work: String, lebot: String, format picture: Format = .standard, tuningOnly: Bool = false,
+        seeds chosen: [UInt64]? = nil
+    ) throws {
         let everySeed =
-            picture.width == Format.standard.width && picture.height == Format.standard.height
-            && picture.frameRate == Format.standard.frameRate
-        for (name, all) in CourtCorpus.seedSets.prefix(tuningOnly ? 1 : CourtCorpus.seedSets.count) {
+            chosen != nil
+            || picture.width == Format.standard.width && picture.height == Format.standard.height
+                && picture.frameRate == Format.standard.frameRate
+        let sets =
+            chosen.map { [(name: "chosen", seeds: $0)] }
+            ?? Array(CourtCorpus.seedSets.prefix(tuningOnly ? 1 : CourtCorpus.seedSets.count))
+        for (name, all) in sets {
             let seeds = everySeed ? all : Array(all.prefix(1))
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")

@@ -451,6 +451,21 @@ struct WebUITests {
             #expect(rows == shots.count, "\(rows) shots listed, \(shots.count) taken")
             let summary = try await Self.text(browser, "#workout-summary")
             #expect(summary.hasPrefix("\(shots.count) shots, \(shots.filter(\.made).count) made"), "\(summary)")
+            // Noah's numbers, as a side view gives them: how deep or short each shot came down at
+            // the rim (a dash for one that never reached it) and its arc over the rim in feet.
+            let numbers =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#shots tbody tr')].map(r => [r.cells[4].textContent, r.cells[5].textContent])"
+                ) as? [[String]] ?? []
+            let atRim = numbers.map { $0[0] }.filter {
+                $0.range(of: #"^\d+ in (deep|short)$"#, options: .regularExpression) != nil
+            }
+            #expect(atRim.count >= shots.count / 2, "at the rim: \(numbers)")
+            #expect(
+                numbers.allSatisfy {
+                    $0[1].range(of: #"^\d+\.\d ft (over|under) the rim$"#, options: .regularExpression) != nil
+                },
+                "arc: \(numbers)")
             // The rim it found is said and drawn on the picture, on the true rim.
             #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim found automatically"))
             let drawn =

@@ -27,43 +27,54 @@ enum RimSeeds {
         }
     }
 
+    /// What ``score(_:)`` measured over a set of videos.
+    struct Score {
+        /// Videos whose rim was found (``RimScore/isFound``), and shots taken, found and judged right.
+        var found = 0
+        var attempts = 0
+        var detected = 0
+        var correct = 0
+        /// Shots reported that were not taken.
+        var extra = 0
+        /// Videos in which the rim was looked for again (the camera was thought to move).
+        var moved = 0
+        /// One line per video, for the test's output.
+        var lines: [String] = []
+        /// Noah's numbers against the truth's, per placement (3D court videos only).
+        var numbers: [String: NumbersScore] = [:]
+    }
+
     /// Runs `lebot analyze --json` without `--rim` on each video and scores the rim it found and
     /// the shots it judged with that rim.
-    /// `numbers`: Noah's numbers against the truth's, per placement (3D court videos only).
-    func score(_ videos: [BasketballCorpus.Video]) async throws -> (
-        found: Int, attempts: Int, detected: Int, correct: Int, extra: Int, moved: Int, lines: [String],
-        numbers: [String: NumbersScore]
-    ) {
-        var (found, attempts, detected, correct, extra, moved) = (0, 0, 0, 0, 0, 0)
-        var lines: [String] = []
-        var numbers: [String: NumbersScore] = [:]
+    func score(_ videos: [BasketballCorpus.Video]) async throws -> Score {
+        var score = Score()
         for video in videos {
             let run = try await lebot(["analyze", video.path, "--json"])
             guard run.status == 0, let data = run.stdout.data(using: .utf8),
                 let analysis = try? JSONDecoder().decode(WorkoutAnalysis.self, from: data)
             else {
-                lines.append("\(video.path): \(run.stderr.trimmingWhitespace()) (truth \(video.rim))")
-                attempts += video.events.filter(\.kind.isShot).count
+                score.lines.append("\(video.path): \(run.stderr.trimmingWhitespace()) (truth \(video.rim))")
+                score.attempts += video.events.filter(\.kind.isShot).count
                 continue
             }
             let error = rimError(analysis.rim, video.rim)
-            if error.isFound { found += 1 }
+            if error.isFound { score.found += 1 }
             let scored = Scored(truth: video.events, shots: analysis.shots)
-            attempts += scored.attempts
-            detected += scored.found
-            correct += scored.correct
-            extra += scored.extra.count
-            if !analysis.rimMoves.isEmpty { moved += 1 }
+            score.attempts += scored.attempts
+            score.detected += scored.found
+            score.correct += scored.correct
+            score.extra += scored.extra.count
+            if !analysis.rimMoves.isEmpty { score.moved += 1 }
             for (event, shot) in scored.matched {
-                numbers[video.placement ?? "flat", default: NumbersScore()].add(
+                score.numbers[video.placement ?? "flat", default: NumbersScore()].add(
                     event.atRim, entryAngle: shot.entryAngle, depth: shot.depth, leftRight: shot.leftRight,
                     arcFeet: shot.arcFeet)
             }
-            lines.append(
+            score.lines.append(
                 "\(video.path): rim centre off by \(String(format1: error.centre * 100)) % of its width, width ×\(String(format1: error.width)), confidence \(analysis.rimFound?.confidence ?? -1); shots \(scored.found)/\(scored.attempts), right \(scored.correct), extra \(scored.extra.count)"
             )
         }
-        return (found, attempts, detected, correct, extra, moved, lines, numbers)
+        return score
     }
 
     /// Every rim found, ≥ 90 % of shots detected and ≥ 90 % of those judged right, nothing extra.

@@ -56,6 +56,8 @@ func shot(_ outcome: ShotOutcome, number: Int = 1, angle: Double? = 45, reason: 
         let short = manager.tip(
             for: CoachingContext(outcome: .miss, streak: -1, entryAngle: 45, reason: "came down in front of the rim"))
         #expect(short.lowercased().contains("legs") || short.lowercased().contains("knees"))
+        let wide = manager.tip(for: CoachingContext(outcome: .miss, streak: -2, reason: "came down left of the rim"))
+        #expect(wide.lowercased().contains("elbow"), "\(wide)")
         let onFire = manager.tip(for: CoachingContext(outcome: .make, streak: 4))
         #expect(CoachingTips.standard.encouragement.contains(onFire))
         var previous = ""

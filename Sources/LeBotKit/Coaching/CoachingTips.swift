@@ -28,6 +28,7 @@ public struct CoachingTips: Sendable, Codable, Equatable {
             "Get more arc on it: aim to drop the ball into the hoop, not at it.",
             "Use your legs: that one came up short.",
             "Ease off a little: aim for the front of the rim.",
+            "Line up your elbow, the ball and the rim: that one went wide.",
         ],
         encouragement: ["Great shot mechanics!", "Nice improvement!", "Keep that form consistent!"],
         makes: ["Money! Great shot!", "Nothing but net!", "Swish! Perfect form!"],
@@ -144,7 +145,7 @@ public struct CoachingContext: Sendable {
 
 /// Chooses a tip for a shot (the spec's CoachingTipsManager): made shots get praise (encouragement
 /// on a streak of three or more), missed shots a tip that fits how they missed — flat entry → arc,
-/// short → legs, long → touch — or a general one; never the same tip twice in a row.
+/// short → legs, long → touch, wide → elbow — or a general one; never the same tip twice in a row.
 public struct CoachingTipsManager: Sendable {
     public let tips: CoachingTips
     private var generator: SeededGenerator
@@ -174,6 +175,8 @@ public struct CoachingTipsManager: Sendable {
                     let t = $0.lowercased()
                     return t.contains("front of the rim") || t.contains("ease")
                 }
+            } else if reason.contains("left of the rim") || reason.contains("right of the rim") {
+                candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
             } else {
                 candidates = []
             }

@@ -158,6 +158,21 @@ function cancel() {
   else sending.cancel();
 }
 
+/** Where the ball came down at the rim, as the view gives it: how deep or short from the side,
+ * how far left or right from behind the shooter; a dash when the view gives neither. */
+function atTheRim(shot) {
+  const inches = (value) => Math.abs(Math.round(value));
+  if (shot.depth != null) return `${inches(shot.depth)} in ${shot.depth < 0 ? "short" : "deep"}`;
+  if (shot.leftRight != null) return `${inches(shot.leftRight)} in ${shot.leftRight < 0 ? "left" : "right"}`;
+  return "—";
+}
+
+/** How high the ball went: feet over (or under) the rim when the rim gave the scale. */
+function arc(shot) {
+  if (shot.arcFeet == null) return `${Math.round(shot.apexHeight * 100)} % of frame`;
+  return `${Math.abs(shot.arcFeet).toFixed(1)} ft ${shot.arcFeet < 0 ? "under" : "over"} the rim`;
+}
+
 function showResult(result, localURL = null) {
   const analysis = result.analysis;
   const shots = analysis.shots;
@@ -191,7 +206,8 @@ function showResult(result, localURL = null) {
       el("td", { text: `${shot.releaseTime.toFixed(1)} s` }),
       el("td", { class: shot.outcome, text: outcome }),
       el("td", { text: shot.entryAngle != null ? `${Math.round(shot.entryAngle)}°` : "—" }),
-      el("td", { text: `${Math.round(shot.apexHeight * 100)} % of frame` }),
+      el("td", { text: atTheRim(shot) }),
+      el("td", { text: arc(shot) }),
       el("td", { text: result.tips[index] || "" }));
     const seek = () => { replay.currentTime = Math.max(0, shot.releaseTime - 1); replay.play().catch(() => {}); };
     row.addEventListener("click", seek);
