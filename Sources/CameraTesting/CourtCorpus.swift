@@ -45,6 +45,7 @@ public enum CourtCorpus {
         ("held-out, first scored at stop 28", [501, 502, 503]),
         ("held-out, first scored at stop 29", [601, 602, 603]),
         ("held-out, first scored at stop 31", [701, 702, 703]),
+        ("held-out, first scored at stop 32", [801, 802, 803]),
     ]
 
     public struct Options: Sendable {

@@ -27,29 +27,31 @@ import Testing
         return frame
     }
 
-    /// One shot: a rise from the shooter's hands at x 80, a parabola to `entryX` at the rim line,
+    /// One shot: a rise from the shooter's hands at `shooterX`, a parabola to `entryX` at the rim line,
     /// coming down at `slope` pixels down per pixel across (steep when large), then moving by `fall`
     /// pixels per frame for 0.67 s (through the net: nearly straight down); the net swings for a
     /// second after the crossing when `netSwings`.
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
-        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool
+        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, shooterX: Double = 80
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
-        // Climb: 20 frames from (80, 150) up to the apex at y 10, then down to the rim line.
+        // Toward the rim: +1 from a shooter on the left, −1 from one on the right.
+        let toward: Double = entryX >= shooterX ? 1 : -1
+        // Climb: 20 frames from (shooterX, 150) up to the apex at y 10, then down to the rim line.
         var points: [(Double, Double)] = []
-        for i in 0..<8 { points.append((80, 150 - Double(i) * 0.1)) }  // in the hands
-        let apexX = entryX - 50 / slope
+        for i in 0..<8 { points.append((shooterX, 150 - Double(i) * 0.1)) }  // in the hands
+        let apexX = entryX - toward * 50 / slope
         for i in 0...20 {
             let t = Double(i) / 20
-            points.append((80 + (apexX - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
+            points.append((shooterX + (apexX - shooterX) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
         }
         for i in 1...10 {
             let t = Double(i) / 10
             points.append((apexX + (entryX - apexX) * t, 10 + 50 * t * t + 2 * t))
         }
-        for i in 1...20 { points.append((entryX + Double(i) * fall.x, 62 + Double(i) * fall.y)) }
+        for i in 1...20 { points.append((entryX + toward * Double(i) * fall.x, 62 + Double(i) * fall.y)) }
         var crossed: Double?
         for (index, point) in points.enumerated() {
             let time = start + Double(index) / fps
@@ -155,6 +157,68 @@ import Testing
         let events = Self.shoot(detector(), from: 1, entryX: 180, slope: 1.2, netSwings: false)
         #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
         #expect(events.first?.reason == "came down in front of the rim")
+    }
+
+    /// A ball picked up in flight under a new track number (the tracker lost it for a frame or
+    /// jumped): its rise is the old track's, and the release is found on it, not where the new
+    /// track began. When the new track starts where the old one stopped (too little to count as
+    /// flight) the search for the rise stops there — it once went round forever.
+    @Test(.timeLimit(.minutes(1))) func aBallRetrackedInFlightKeepsItsRelease() {
+        for stall in [false, true] {
+            let detector = detector()
+            var events: [ShotEvent] = []
+            let fps = 30.0
+            var points: [(Double, Double)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1) }
+            for i in 0...20 {
+                let t = Double(i) / 20
+                points.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
+            }
+            for i in 1...10 {
+                let t = Double(i) / 10
+                points.append((174 + (216 - 174) * t, 10 + 50 * t * t + 2 * t))
+            }
+            for i in 1...20 { points.append((216 + Double(i) * 0.3, 62 + Double(i) * 5)) }
+            // Track 1 until the middle of the rise, track 2 from the next frame on.
+            let switchAt = 16
+            for (index, point) in points.enumerated() {
+                let time = 1 + Double(index) / fps
+                var position = point
+                // A stall: the new track begins a pixel above where the old one stopped.
+                if stall, index == switchAt { position = (points[switchAt - 1].0, points[switchAt - 1].1 - 1) }
+                let ball = BallObservation(
+                    time: time, x: position.0, y: position.1, radius: 4, track: index < switchAt ? 1 : 2,
+                    confidence: 1)
+                events += detector.process([ball], time: time, frame: Self.frame(netPhase: 0))
+            }
+            for index in 0..<60 {
+                events += detector.process(
+                    [], time: 1 + Double(points.count + index) / fps, frame: Self.frame(netPhase: 0))
+            }
+            #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+            // The hands let go at frame 8 (t = 1.27 s); the new track began at frame 16 (1.53 s).
+            // After a stall the flight is not followed back through it: the release is where the
+            // new track began, and the search ends.
+            let release = events.first?.releaseTime ?? 0
+            #expect(abs(release - (1 + Double(stall ? switchAt : 8) / fps)) <= 2 / fps, "stall \(stall): \(release)")
+        }
+    }
+
+    /// How a miss went is said in the view's words: from behind (the shots so far came down
+    /// steeply into the rim), a ball beside the rim went left or right of it, not short or long;
+    /// from the side with the shooter on the right, short is the rim's right-hand side.
+    @Test func aMissIsDescribedInTheViewsWords() {
+        let behind = detector()
+        let make = Self.shoot(behind, from: 1, entryX: 216, slope: 8, netSwings: true)
+        let wide = Self.shoot(behind, from: 6, entryX: 190, slope: 8, netSwings: false)
+        #expect(make.map(\.outcome) == [.make] && wide.map(\.outcome) == [.miss], "\(wide.map(\.reason))")
+        #expect(wide.first?.reason == "came down left of the rim", "\(wide.map(\.reason))")
+        #expect(wide.first?.leftRight ?? 0 < 0 && wide.first?.depth == nil)
+
+        // From the side with the shooter on the right (x 316), a ball down right of the rim is short.
+        let mirrored = Self.shoot(detector(), from: 1, entryX: 244, slope: 1.2, netSwings: false, shooterX: 316)
+        #expect(mirrored.map(\.outcome) == [.miss], "\(mirrored.map(\.reason))")
+        #expect(mirrored.first?.reason == "came down in front of the rim", "\(mirrored.map(\.reason))")
+        #expect(mirrored.first?.depth ?? 0 < 0)
     }
 }
 

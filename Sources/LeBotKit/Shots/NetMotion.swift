@@ -9,7 +9,9 @@ import CameraCommon
 /// make from a miss when the camera looks along the shot (behind the shooter), where the ball's path
 /// in the picture does not.
 public struct NetMotion: Sendable {
-    /// The net's box in analysis pixels: under the rim, as wide as it and ~0.9 rim widths deep.
+    /// The net's box in analysis pixels: under the rim, as wide as it and 1.2 rim widths deep (a
+    /// net hangs 15–18 in under an 18 in rim; the ball swings its lower end too, and a box read off
+    /// the rim alone, not its bracket, is a third narrower than the finder's used to be).
     public let x0: Int
     public let x1: Int
     public let y0: Int
@@ -28,7 +30,7 @@ public struct NetMotion: Sendable {
         x0 = max(0, Int(rim.x * w))
         x1 = min(width, Int(((rim.x + rim.width) * w).rounded(.up)))
         y0 = max(0, min(height, Int((rim.y + rim.height) * h)))
-        y1 = max(y0, min(height, Int((rim.y + rim.height) * h + rimWidth * 0.9)))
+        y1 = max(y0, min(height, Int((rim.y + rim.height) * h + rimWidth * 1.2)))
     }
 
     /// Drops the frames kept: the next measure compares with nothing (after frames not measured).

@@ -25,14 +25,16 @@ public struct RimFinder: Sendable {
     public var seconds: Double
     /// Frames sampled in that time (at most).
     public var samples: Int
-    /// Decode width.
+    /// Decode width (at most the video's). A rim 45° off or behind the shooter is a thin ellipse
+    /// a few pixels tall; halved to 640 it fades into the board behind it and breaks into pieces
+    /// (two hoops of the 3D court were not found at 640 and were at 1280).
     public var analysisWidth: Int
     public var minimumConfidence: Double
     /// How a handheld camera's picture is held still while sampling (nil: frames as decoded). The
     /// same as ``WorkoutAnalyzer/stabilizer``, so the rim found is where the analysis sees it.
     public var stabilizer: FrameStabilizer.Configuration? = .init()
 
-    public init(seconds: Double = 20, samples: Int = 40, analysisWidth: Int = 640, minimumConfidence: Double = 0.5) {
+    public init(seconds: Double = 20, samples: Int = 40, analysisWidth: Int = 1280, minimumConfidence: Double = 0.5) {
         self.seconds = seconds
         self.samples = samples
         self.analysisWidth = analysisWidth
@@ -220,7 +222,7 @@ public struct RimFinder: Sendable {
                 if score > best?.score ?? 0 { best = (score, shape, net, board) }
             }
             guard let best, best.score >= minimumConfidence else { return nil }
-            let shape = best.shape
+            let shape = withoutBracket(best.shape, stable)
             let x = Double(shape.minX * 2) / Double(width)
             let boxWidth = Double(shape.w * 2) / Double(width)
             let centre = Double(shape.minY + shape.maxY + 1) / Double(height)
@@ -234,12 +236,36 @@ public struct RimFinder: Sendable {
             ]
             if best.net >= 0.02 { seen.append("a net below") }
             if best.board >= 0.01 { seen.append("a backboard beside it") }
+            if shape.w < best.shape.w { seen.append("its bracket to the board left out") }
             return Result(
                 rim: rim, confidence: (best.score * 100).rounded() / 100, frames: frames,
                 evidence: seen.joined(separator: ", "))
         }
 
-        /// Connected groups (8-neighbour) of set pixels.
+        /// `shape` without the bracket that holds the rim to the board, where it shows. From the
+        /// side the rim is a flat ellipse and the bracket a thin bar out of one end, toward the
+        /// board: a box around both is a third too wide (the scale of every number read from it,
+        /// and where the rim's centre is). Column by column, the ellipse is under a third of its
+        /// height only for a pixel or two at each end; a run of such low columns longer at one end
+        /// than at the other (by a twelfth of the shape's width or more) is the bracket, cut to the
+        /// other end's length. Nothing is cut when the ellipse is too thin to tell (under five
+        /// pixels tall) or the ends match (behind the shooter, or no bracket in sight).
+        func withoutBracket(_ shape: Shape, _ mask: [Bool]) -> Shape {
+            let tall = (shape.minX...shape.maxX).map { column in
+                let rows = (shape.minY...shape.maxY).filter { mask[$0 * columns + column] }
+                return rows.isEmpty ? 0 : rows.last! - rows.first! + 1
+            }
+            guard let tallest = tall.max(), tallest >= 5 else { return shape }
+            let low = { (height: Int) in 3 * height <= tallest }
+            let leading = tall.prefix(while: low).count
+            let trailing = tall.reversed().prefix(while: low).count
+            guard abs(leading - trailing) * 12 >= shape.w else { return shape }
+            var trimmed = shape
+            if leading > trailing { trimmed.minX += leading - trailing } else { trimmed.maxX -= trailing - leading }
+            return trimmed
+        }
+
+        /// Groups of set pixels, each within two pixels of another in its group.
         func shapes(_ mask: [Bool]) -> [Shape] {
             var seen = [Bool](repeating: false, count: mask.count)
             var found: [Shape] = []
@@ -257,8 +283,10 @@ public struct RimFinder: Sendable {
                     shape.maxY = max(shape.maxY, row)
                     shape.pixels += 1
                     total += Int(orange[index])
-                    for dy in -1...1 {
-                        for dx in -1...1 {
+                    // Neighbours up to two chroma pixels away: a thin rim seen at an angle against
+                    // a white board is orange only in pieces, a pixel or two apart.
+                    for dy in -2...2 {
+                        for dx in -2...2 {
                             let (y, x) = (row + dy, column + dx)
                             guard y >= 0, y < rows, x >= 0, x < columns else { continue }
                             let neighbour = y * columns + x

@@ -63,6 +63,9 @@ public final class ShotEventDetector {
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
     /// below it; from the side, they come down at a slant and leave the hands rim widths away.
     private var behindVotes = 0
+    /// A miss that came down through the rim line outside the opening, until the view says which
+    /// side: in front of or beyond the rim from the side, left or right of it from behind.
+    static let cameDownBeside = "came down beside the rim"
 
     struct Attempt {
         var track: Int
@@ -228,24 +231,56 @@ public final class ShotEventDetector {
     private func begin(_ ball: BallObservation, time: Double) -> Attempt {
         let since = decidedTracks[ball.track] ?? -Double.infinity
         let recent = (history[ball.track] ?? []).filter { $0.time > since }
-        let points = recent.isEmpty ? [ball] : recent
+        var points = recent.isEmpty ? [ball] : recent
         // Release: walk back from the highest point through continuous flight (the ball moves
         // every frame) to where it was last still, in the shooter's hands.
-        let apexIndex = points.indices.min { points[$0].y < points[$1].y } ?? points.count - 1
+        var apexIndex = points.indices.min { points[$0].y < points[$1].y } ?? points.count - 1
         var releaseIndex = apexIndex
-        while releaseIndex > 0 {
-            let a = points[releaseIndex - 1]
-            let b = points[releaseIndex]
-            let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            // Moving: 1.5 px or a fifth of its radius per 1/30 s, whatever the frame rate.
-            let step = (b.time - a.time) * 30
-            guard moved > max(1.5, a.radius * 0.2) * step, b.time - a.time < 0.2, b.y <= a.y + a.radius else { break }
-            releaseIndex -= 1
+        // Tracks whose points are in `points` (each is prepended at most once).
+        var joined: Set<Int> = [ball.track]
+        while true {
+            while releaseIndex > 0 {
+                let a = points[releaseIndex - 1]
+                let b = points[releaseIndex]
+                let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+                // Moving: 1.5 px or a fifth of its radius per 1/30 s, whatever the frame rate; and
+                // not further than a ball flies (the track jumped to it from something else).
+                let step = (b.time - a.time) * 30
+                guard moved > max(1.5, a.radius * 0.2) * step, moved < rimWidth * step, b.time - a.time < 0.2,
+                    b.y <= a.y + a.radius
+                else { break }
+                releaseIndex -= 1
+            }
+            // Picked up in flight: its rise is another track's, ended just before, near it.
+            guard let earlier = earlierFlight(before: points[releaseIndex], since: since, joined: joined) else {
+                break
+            }
+            joined.insert(earlier[0].track)
+            points = earlier + points[releaseIndex...]
+            apexIndex += earlier.count - releaseIndex
+            releaseIndex = earlier.count
         }
         releaseIndex = max(releaseIndex, Self.flightStart(points, from: releaseIndex, apex: apexIndex))
         return Attempt(
             track: ball.track, release: points[releaseIndex], apex: points[apexIndex], started: time,
             points: Array(points[releaseIndex...]), crossing: nil, crossingX: nil, lastSeen: time)
+    }
+
+    /// The points of another track (not one `joined` already) that ended within 0.2 s before `point`, its last point no
+    /// further from it than a ball flies in that time and below it (the ball was rising): the same
+    /// ball, tracked under another number before a track jump or a frame it was not seen in.
+    private func earlierFlight(before point: BallObservation, since: Double, joined: Set<Int>) -> [BallObservation]? {
+        let candidates = history.values.compactMap { points -> [BallObservation]? in
+            guard let last = points.last, !joined.contains(last.track), last.time < point.time,
+                point.time - last.time < 0.2, last.time > since, last.y > point.y
+            else { return nil }
+            let moved = ((point.x - last.x) * (point.x - last.x) + (point.y - last.y) * (point.y - last.y)).squareRoot()
+            // Not a ball whose own shot was decided since (a rebound on its way down).
+            let start = max(since, decidedTracks[last.track] ?? -Double.infinity)
+            return moved < rimWidth * (point.time - last.time) * 30 && last.time > start
+                ? points.filter { $0.time > start } : nil
+        }
+        return candidates.max { $0.last!.time < $1.last!.time }
     }
 
     /// The first point of free flight: a ball in the air follows a parabola in time (height
@@ -277,12 +312,13 @@ public final class ShotEventDetector {
         attempt.lastSeen = ball.time
         attempt.track = ball.track
         if ball.y < attempt.apex.y { attempt.apex = ball }
-        let inner = (rimLeft + rimWidth * 0.08)...(rimRight - rimWidth * 0.08)
+        let reach = self.reach(attempt)
+        let inner = (reach.left + rimWidth * 0.08)...(reach.right - rimWidth * 0.08)
         if let crossing = attempt.crossing {
             // Confirm a make: seen below the rim, under the opening (the net narrows under it), soon
             // after. A ball off the board that came down across the front of the rim falls on
             // beside it, free of the net.
-            if ball.y > rimLine + rimWidth * 0.25, ball.x > rimLeft, ball.x < rimRight {
+            if ball.y > rimLine + rimWidth * 0.25, ball.x > reach.left, ball.x < reach.right {
                 return (.make, "went through the rim")
             }
             if ball.y < rimLine - rimWidth * 0.5 {
@@ -309,7 +345,8 @@ public final class ShotEventDetector {
                 return nil
             }
             attempt.crossing = nil
-            return (.miss, x < rimLeft ? "came down in front of the rim" : "came down beyond the rim")
+            // Which side of the rim is said once the view is known (``finish``).
+            return (.miss, Self.cameDownBeside)
         }
         // Left sideways, well away from the hoop.
         let margin = (configuration.zoneMargin + 2) * rimWidth
@@ -320,6 +357,17 @@ public final class ShotEventDetector {
             return (.miss, "fell beside the rim")
         }
         return nil
+    }
+
+    /// Where a ball coming down is still at the rim, across the picture: the rim, and from the side
+    /// (as the shots so far say) the gap between its back and the board as well — 6 in, a third
+    /// of the rim's width, on the side away from the shooter. A ball that comes down there hits
+    /// the back of the rim or the board and may yet drop in; from behind the gap lies along the
+    /// line of sight.
+    private func reach(_ attempt: Attempt) -> (left: Double, right: Double) {
+        guard behindVotes <= 0 else { return (rimLeft, rimRight) }
+        let gap = rimWidth * 6 / 18
+        return attempt.release.x < (rimLeft + rimRight) / 2 ? (rimLeft, rimRight + gap) : (rimLeft - gap, rimRight)
     }
 
     /// The angle below horizontal at which the ball came down to the rim line at `x` (within a rim
@@ -413,6 +461,15 @@ public final class ShotEventDetector {
         let centre = (rimLeft + rimRight) / 2
         let across = attempt.crossingX.map { ($0 - centre) * inchesPerPixel }
         let fromBehind = voteFromBehind(attempt, centre: centre)
+        // Along the line from the shooter: past the centre is deep.
+        let depth = fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) }
+        let leftRight = fromBehind ? across : nil
+        var reason = reason
+        if reason == Self.cameDownBeside, let depth {
+            reason = depth < 0 ? "came down in front of the rim" : "came down beyond the rim"
+        } else if reason == Self.cameDownBeside, let leftRight {
+            reason = leftRight < 0 ? "came down left of the rim" : "came down right of the rim"
+        }
         return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
             rimTime: attempt.crossing?.time,
@@ -421,9 +478,7 @@ public final class ShotEventDetector {
             entryAngle: fromBehind ? nil : attempt.crossingX.flatMap { entryAngle(attempt, at: $0) },
             apexHeight: (rimLine - attempt.apex.y) / height,
             trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
-            // Along the line from the shooter: past the centre is deep.
-            depth: fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) },
-            leftRight: fromBehind ? across : nil,
+            depth: depth, leftRight: leftRight,
             arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
     }
 }

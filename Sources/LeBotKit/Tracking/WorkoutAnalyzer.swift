@@ -184,12 +184,16 @@ public struct WorkoutAnalyzer: Sendable {
         // Watching a found rim: since when it looks bare, and the rim used before looking again.
         var bareSince: Double?
         var lastCheck = -Double.infinity
+        // The most of the rim's box seen orange since the rim was taken: bare is against this, as
+        // a thin rim found at full size is orange in only part of its box at the analysis size.
+        var rimOrange = 0.0
         var lostRim: RimCalibration?
         var rimMoves: [RimMove] = []
         let watchRim = self.rim == nil || self.rimFound != nil
         /// Shots are looked for against `rim` from the frames held on.
         func resume(with rim: RimCalibration) throws(MediaError) {
             lostRim = nil
+            rimOrange = 0
             shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
             let waiting = held
             held = []
@@ -229,7 +233,9 @@ public struct WorkoutAnalyzer: Sendable {
             if let current = shotDetector, watchRim, let lost = rimLostSeconds {
                 if time - lastCheck >= 0.25 {
                     lastCheck = time
-                    let bare = RimFinder.orangeFraction(in: frame, rim: current.rim) < 0.2
+                    let orange = RimFinder.orangeFraction(in: frame, rim: current.rim)
+                    rimOrange = max(rimOrange, orange)
+                    let bare = orange < 0.3 * rimOrange
                     bareSince = bare ? (bareSince ?? time) : nil
                 }
                 if let since = bareSince {
