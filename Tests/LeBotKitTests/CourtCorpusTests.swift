@@ -37,9 +37,10 @@ import Testing
     }
 
     /// Noah's numbers where the view gives them, against the 3D scene's. From the side: how deep,
-    /// for nearly every shot, within inches (720p, `cameracore-bench --only court`: median 2.9–5.0
-    /// in on every slice), and the entry angle (2.4–3.0° on the slice first scored at stop 31, 3.8–4.6°
-    /// on the tuning seeds, 6.7–15.4° on the older held-out slices); from behind: left or right (median 0.7–2.4 in), and neither depth nor
+    /// for nearly every shot, within inches (720p, `cameracore-bench --only court`: median 1.1–4.1
+    /// in on every slice since the bracket is left out of the rim's box), and the entry angle
+    /// (3.0–4.8° on the tuning seeds and the slices first scored at stops 31 and 32, 6.8–13.9° on
+    /// the older held-out slices); from behind: left or right (median 0.7–1.7 in), and neither depth nor
     /// the picture's entry angle, which from there are the camera's, not the ball's (before the
     /// view was told apart they were given, 35 in and 40° off). At 45° neither is reliable yet
     /// (BENCHMARKS.md), so nothing is asserted there.
