@@ -2,26 +2,29 @@
 
 extension String {
     /// A number with one decimal, e.g. `12.5` (`?` for infinity or NaN).
-    public init(format1 value: Double) {
-        guard value.isFinite else {
-            self = "?"
-            return
-        }
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
-    }
+    public init(format1 value: Double) { self.init(value, decimals: 1) }
 
     /// A number with three decimals, e.g. `0.705` (`?` for infinity or NaN).
-    public init(format3 value: Double) {
-        guard value.isFinite else {
+    public init(format3 value: Double) { self.init(value, decimals: 3) }
+
+    /// A number with `decimals` decimals (0-9), e.g. `0.00420` for 0.0042 with 5 (`?` for infinity
+    /// or NaN).
+    public init(_ value: Double, decimals: Int) {
+        let decimals = Swift.min(Swift.max(decimals, 0), 9)
+        var scale = 1
+        for _ in 0..<decimals { scale *= 10 }
+        guard value.isFinite, abs(value) * Double(scale) < Double(Int.max / 2) else {
             self = "?"
             return
         }
-        let thousandths = Int((value * 1000).rounded())
-        let fraction = String(abs(thousandths) % 1000)
-        self =
-            "\(thousandths < 0 ? "-" : "")\(abs(thousandths) / 1000)."
-            + String(repeating: "0", count: 3 - fraction.count) + fraction
+        let units = Int((value * Double(scale)).rounded())
+        let whole = "\(units < 0 ? "-" : "")\(abs(units) / scale)"
+        guard decimals > 0 else {
+            self = whole
+            return
+        }
+        let fraction = String(abs(units) % scale)
+        self = whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 }
 

@@ -19,6 +19,8 @@ public final class ONVIFTestDevice: @unchecked Sendable {
         case soap11
         /// ProbeMatch straight in the Body, without ProbeMatches (ipycam 1.3).
         case noWrapper = "no-wrapper"
+        /// The first GetStreamUri is not answered: the connection is closed (a busy camera).
+        case dropsFirstStreamURI = "drops-first-stream-uri"
     }
 
     public let auth: Auth

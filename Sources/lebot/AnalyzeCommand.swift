@@ -24,6 +24,12 @@ struct AnalyzeCommand: AsyncParsableCommand {
     var rim: String?
     @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
     @Option(help: "Write an annotated video here (.mp4): rim, ball path, count, outcome.") var annotate: String?
+    @Option(
+        help: ArgumentHelp(
+            "Write the ball as tracked here (.csv): a row per ball per analysed frame.",
+            discussion:
+                "Columns: time (s), track, x, y (its centre, fractions of the frame from the top left), radius (fraction of the width), confidence (0-1)."
+        )) var track: String?
     @Option(help: "Decoder threads (0: automatic).") var threads: Int = 0
     @Flag(help: "Print as JSON.") var json = false
 
@@ -51,6 +57,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "at the rim", "arc above rim", "why"])
         let analysis: WorkoutAnalysis
         var annotator: ShotAnnotator?
+        var trackRows = track == nil ? nil : ["time,track,x,y,radius,confidence"]
         do {
             analysis = try analyzer.analyze(
                 video, progress: { bar.update($0) },
@@ -59,8 +66,21 @@ struct AnalyzeCommand: AsyncParsableCommand {
                     table.rows.append(Self.row(shot))
                     annotator?.add(shot)
                 },
-                frameHandler: annotate.map { path in
-                    { frame, time, observations in
+                frameHandler: annotate == nil && track == nil
+                    ? nil
+                    : { frame, time, observations in
+                        if trackRows != nil {
+                            let (w, h) = (Double(frame.width), Double(frame.height))
+                            for ball in observations {
+                                trackRows?.append(
+                                    [
+                                        String(time, decimals: 3), "\(ball.track)", String(ball.x / w, decimals: 5),
+                                        String(ball.y / h, decimals: 5), String(ball.radius / w, decimals: 5),
+                                        String(ball.confidence, decimals: 2),
+                                    ].joined(separator: ","))
+                            }
+                        }
+                        guard let path = annotate else { return }
                         if annotator == nil {
                             let rate = (try? MediaReader(.file(video)))?.videoStream?.frameRate
                             let fps =
@@ -71,8 +91,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
                                 rim: calibration)
                         }
                         try? annotator?.write(frame, time: time, observations: observations)
-                    }
-                })
+                    })
             try annotator?.finish()
         } catch {
             bar.finish()
@@ -84,6 +103,13 @@ struct AnalyzeCommand: AsyncParsableCommand {
         }
         if let chart {
             try ShotChart(analysis: analysis).write(to: chart)
+        }
+        if let track, let trackRows {
+            do {
+                try AtomicFile.write(trackRows.joined(separator: "\n") + "\n", to: track, durable: false)
+            } catch {
+                throw ValidationError("could not write the ball track: \(error.description)")
+            }
         }
         if json {
             try printJSON(analysis)
@@ -111,6 +137,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         }
         if let chart { print("Shot chart: \(chart)") }
         if let annotate { print("Annotated video: \(annotate)") }
+        if let track { print("Ball track: \(track)") }
     }
 
     static func line(_ shot: ShotEvent) -> String {

@@ -147,7 +147,8 @@ struct DiscoverCommand: AsyncParsableCommand {
             for profile in item.profiles ?? [] {
                 let size = profile.profile.width.map { w in profile.profile.height.map { "\(w)x\($0)" } ?? "" } ?? ""
                 print(
-                    "  \(profile.profile.name) \(profile.profile.encoding ?? "") \(size)  \(profile.streamURL ?? "-")")
+                    "  \(profile.profile.name) \(profile.profile.encoding ?? "") \(size)  \(profile.streamURL ?? "no stream URL: \(profile.streamError ?? "the camera gave none")")"
+                )
             }
             if let error = item.error { print("  problem: \(error)") }
         }

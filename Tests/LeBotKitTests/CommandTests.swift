@@ -51,10 +51,25 @@ extension BasketballCorpus.Video {
         #expect(svg.components(separatedBy: "class=\"shot miss\"").count - 1 == shots.filter { !$0.made }.count)
         let png = Corpus.folder + "/chart.png"
         let annotated = Corpus.folder + "/annotated.mp4"
+        let track = Corpus.folder + "/balls.csv"
         let drawn = try await lebot([
-            "analyze", video.path, "--rim", video.rimArgument, "--chart", png, "--annotate", annotated,
+            "analyze", video.path, "--rim", video.rimArgument, "--chart", png, "--annotate", annotated, "--track",
+            track,
         ])
         #expect(drawn.status == 0, "\(drawn.stderr)")
+        // The ball as tracked: a row per ball per frame, and at each release it is where the
+        // video's truth put it (fractions of the frame).
+        let rows = try String(contentsOfFile: track, encoding: .utf8).split(separator: "\n")
+        #expect(rows.first == "time,track,x,y,radius,confidence")
+        let balls = rows.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(!balls.isEmpty && balls.allSatisfy { $0.count == 6 })
+        for shot in shots {
+            let there = balls.contains {
+                abs($0[0] - shot.release) < 0.05 && abs($0[2] - shot.releaseX) < 0.03
+                    && abs($0[3] - shot.releaseY) < 0.03
+            }
+            #expect(there, "no ball tracked near (\(shot.releaseX), \(shot.releaseY)) at \(shot.release) s")
+        }
         // Every analysed frame is in the annotated video, and it decodes.
         let frames = report["frames"] as? Int ?? -1
         let probe = try Subprocess.run(

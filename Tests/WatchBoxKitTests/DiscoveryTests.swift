@@ -146,6 +146,29 @@ struct NamespaceDiscoveryTests {
         }
     }
 
+    /// A camera that drops a request now and then still gives every profile's stream URL; when it
+    /// gives none, the description says why instead of leaving the URL out silently.
+    @Test func aDroppedStreamURIRequestIsAskedAgainAndAFaultIsSaid() async throws {
+        let device = ONVIFTestDevice(auth: .wsse, quirks: [.dropsFirstStreamURI])
+        try device.start()
+        defer { device.stop() }
+        let found = DiscoveredDevice(
+            endpoint: device.endpoint, address: "127.0.0.1", serviceURLs: [device.deviceURL], types: [], scopes: [],
+            interface: "lo", milliseconds: 1)
+        let described = await ONVIFDeviceDescription.read(found, username: device.user, password: device.password)
+        #expect(described.error == nil, "\(described.error ?? "")")
+        #expect(
+            described.profiles?.map(\.streamURL) == ["rtsp://127.0.0.1:554/main", "rtsp://127.0.0.1:554/sub"],
+            "\(described.profiles?.map { $0.streamError ?? "" } ?? [])")
+
+        // A profile the camera has no stream for: the camera's own words, asked once.
+        let client = try ONVIFClient(deviceURL: device.deviceURL, username: device.user, password: device.password)
+        let missing = await ONVIFDeviceDescription.streamURL(
+            of: ONVIFProfile(token: "gone", name: "Gone"), from: client)
+        #expect(missing.streamURL == nil)
+        #expect(missing.streamError?.contains("No such profile") == true, "\(missing.streamError ?? "")")
+    }
+
     @Test func wrongOrMissingCredentialsAreNotAuthorizedWithBothSchemes() async throws {
         for auth in [ONVIFTestDevice.Auth.wsse, .digest] {
             let device = ONVIFTestDevice(auth: auth)

@@ -77,7 +77,9 @@ struct IPyCamTests {
         let information = item["information"] as? [String: Any] ?? [:]
         #expect(information["manufacturer"] as? String == "PythonCam")
         let profiles = item["profiles"] as? [[String: Any]] ?? []
-        #expect(profiles.compactMap { $0["streamURL"] as? String } == [camera.mainStream, camera.subStream])
+        #expect(
+            profiles.compactMap { $0["streamURL"] as? String } == [camera.mainStream, camera.subStream],
+            "\(profiles.map { $0["streamError"] ?? "" })")
         let sizes = profiles.compactMap {
             ($0["profile"] as? [String: Any]).map { "\($0["width"] ?? 0)x\($0["height"] ?? 0)" }
         }

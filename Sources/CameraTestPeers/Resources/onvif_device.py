@@ -57,6 +57,7 @@ class Device:
         self.args = args
         self.endpoint = args.endpoint or f"urn:uuid:{uuid.uuid4()}"
         self.port = 0
+        self.dropped = False
 
     def now(self):
         return datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=self.args.clock_skew)
@@ -190,6 +191,12 @@ def make_handler(device):
                         if "rfc2069-digest" in quirks:
                             challenge = f'Digest realm="onvif-test", nonce="{nonce}"'
                         return self.reply(401, "", [("WWW-Authenticate", challenge)])
+            # drops-first-stream-uri: the first GetStreamUri gets no answer, the connection is just
+            # closed (a camera's small web server, busy streaming, does this now and then).
+            if operation == "GetStreamUri" and "drops-first-stream-uri" in quirks and not device.dropped:
+                device.dropped = True
+                self.close_connection = True
+                return
             self.reply(200, device.answer(operation, root, self.headers.get("Host", "")))
 
     return Handler
@@ -287,7 +294,10 @@ def main():
     parser.add_argument("--max-delay-ms", type=float, default=100)
     parser.add_argument(
         "--quirk", action="append", default=[],
-        choices=["auth-for-time", "rfc2069-digest", "ipv6-xaddrs", "relates-to-rewritten", "soap11", "no-wrapper"],
+        choices=[
+            "auth-for-time", "rfc2069-digest", "ipv6-xaddrs", "relates-to-rewritten", "soap11", "no-wrapper",
+            "drops-first-stream-uri",
+        ],
         help="behave as some real devices do (see the comments where each applies)")
     args = parser.parse_args()
     if args.xaddr_host is None:

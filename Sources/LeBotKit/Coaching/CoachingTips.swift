@@ -165,6 +165,10 @@ public struct CoachingTipsManager: Sendable {
             let reason = context.reason ?? ""
             if let angle = context.entryAngle, angle < 35 {
                 candidates = tips.tips.filter { $0.lowercased().contains("arc") }
+            } else if reason.contains("went wide") || reason.contains("left of the rim")
+                || reason.contains("right of the rim")
+            {
+                candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
             } else if reason.contains("in front") {
                 candidates = tips.tips.filter {
                     let t = $0.lowercased()
@@ -175,8 +179,6 @@ public struct CoachingTipsManager: Sendable {
                     let t = $0.lowercased()
                     return t.contains("front of the rim") || t.contains("ease")
                 }
-            } else if reason.contains("left of the rim") || reason.contains("right of the rim") {
-                candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
             } else {
                 candidates = []
             }

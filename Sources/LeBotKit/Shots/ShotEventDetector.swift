@@ -24,6 +24,10 @@ import CameraCommon
 /// the hoop sets it swinging, a miss does not. A hoop whose net never swings (none, or a painted
 /// one: a make by the path left it still) hands steep crossings back to the path.
 ///
+/// A flat picture cannot tell a ball through the hoop from one that passed in front of or behind
+/// it (from the side: wide left or right of the rim). The net can: it takes most of a ball's speed
+/// across, and a ball that kept that speed under the rim went past it (``passedBeside``).
+///
 /// Everything runs on media time, so a file analyses the same at any speed.
 public final class ShotEventDetector {
     public struct Configuration: Sendable {
@@ -38,6 +42,11 @@ public final class ShotEventDetector {
         public var netWindow = 0.9
         /// Share of the net's pixels that must change between frames, at the peak, for a make.
         public var netMotionForMake = 0.04
+        /// Share of its speed across the picture a ball keeps under the rim from which it did not
+        /// go through the net (``passedBeside``), when it came in at least
+        /// ``movingAcross`` rim widths a second.
+        public var keptAcross = 0.93
+        public var movingAcross = 1.5
         public init() {}
     }
 
@@ -66,6 +75,8 @@ public final class ShotEventDetector {
     /// A miss that came down through the rim line outside the opening, until the view says which
     /// side: in front of or beyond the rim from the side, left or right of it from behind.
     static let cameDownBeside = "came down beside the rim"
+    /// A ball that kept its speed across under the rim, until the view says how to name it.
+    static let passedBesideRim = "passed the rim"
 
     struct Attempt {
         var track: Int
@@ -131,10 +142,14 @@ public final class ShotEventDetector {
         if var current = attempt, let crossing = current.crossing, net != nil {
             // The ball came down into the rim: follow it, and watch the net for a while, wherever
             // the ball went; then the path and the net decide together (`judge`).
-            if current.geometry == nil, let ball = choose(observations),
-                ball.track == current.track || isContinuation(ball, of: current)
-            {
-                current.geometry = advance(&current, with: ball)
+            if let ball = choose(observations), ball.track == current.track || isContinuation(ball, of: current) {
+                if current.geometry == nil {
+                    current.geometry = advance(&current, with: ball)
+                } else if ball.time - crossing.time < 0.5 {
+                    // Followed on under the rim: where it goes says whether the net took it.
+                    current.points.append(ball)
+                    current.track = ball.track
+                }
             }
             if current.crossing == nil {
                 // Back up above the rim (in and out): the attempt goes on.
@@ -284,23 +299,34 @@ public final class ShotEventDetector {
     }
 
     /// The first point of free flight: a ball in the air follows a parabola in time (height
-    /// against time), a ball still pushed up by the hands does not. Fitted to the last 1/6 s before
-    /// the apex, the parabola is walked back, point by point, while each point lies within a few
-    /// pixels of it (refitted as it grows). A gather that carried the ball up continuously would
-    /// otherwise put the release a good half second early.
+    /// against time), a ball still pushed up by the hands does not. Fitted to the flight's last
+    /// stretch before the apex (half of it, 1/6 to 3/10 s), the parabola is walked back, point by
+    /// point, while each point lies within a few pixels of it (refitted as it grows). A gather that
+    /// carried the ball up continuously would otherwise put the release a good half second early.
+    /// One point off the curve is passed over when the one before it is on it: a ball half seen
+    /// for a frame (a second blob, a highlight) moves its centre by a few pixels.
     static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
-        // The last 1/6 s before the apex (six frames at 30 fps) seeds the fit.
         let apexTime = points[apex].time
+        let seed = min(0.3, max(0.17, (apexTime - points[first].time) / 2))
         guard apexTime - points[first].time >= 0.26,
-            var start = points.indices.first(where: { $0 >= first && apexTime - points[$0].time <= 0.17 }),
+            var start = points.indices.first(where: { $0 >= first && apexTime - points[$0].time <= seed }),
             apex - start >= 2
         else { return first }
+        var fitted = points[start...apex].map { ($0.time, $0.y) }
+        func fits(_ point: BallObservation) -> Bool {
+            guard let fit = Trajectory.parabola(fitted) else { return false }
+            let expected = fit.a * point.time * point.time + fit.b * point.time + fit.c
+            return abs(point.y - expected) <= max(2.5, point.radius * 0.4)
+        }
         while start > first {
-            let candidate = points[start - 1]
-            guard let fit = Trajectory.parabola(points[start...apex].map { ($0.time, $0.y) }) else { break }
-            let expected = fit.a * candidate.time * candidate.time + fit.b * candidate.time + fit.c
-            guard abs(candidate.y - expected) <= max(2.5, candidate.radius * 0.4) else { break }
-            start -= 1
+            if fits(points[start - 1]) {
+                start -= 1
+            } else if start - 2 >= first, fits(points[start - 2]) {
+                start -= 2
+            } else {
+                break
+            }
+            fitted.insert((points[start].time, points[start].y), at: 0)
         }
         return start
     }
@@ -412,6 +438,27 @@ public final class ShotEventDetector {
         return roots.first { $0 >= low && $0 <= high } ?? linear
     }
 
+    /// Whether the ball, come down inside the rim in the picture, kept its speed across the picture
+    /// under it: it passed in front of or behind the rim, not through the net, which takes most of
+    /// that speed. Measured on the 3D court a few frames under the rim: makes kept 0.35–0.6 of it
+    /// from the side, up to 0.89 at 45° (the camera's tilt slants a straight fall); balls that
+    /// passed the rim kept 0.96–1.3. Speeds over the last four frames above the rim line and the
+    /// first four a third of a rim width or more under it.
+    func passedBeside(_ attempt: Attempt) -> Bool {
+        guard let crossing = attempt.crossing else { return false }
+        let before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
+        let after = attempt.points.filter {
+            $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
+        }.prefix(4)
+        guard before.count >= 2, after.count >= 3 else { return false }
+        func across(_ points: ArraySlice<BallObservation>) -> Double {
+            let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
+            return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
+        }
+        let (comingIn, goingOn) = (across(before), across(after))
+        return abs(comingIn) >= configuration.movingAcross && goingOn / comingIn >= configuration.keptAcross
+    }
+
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
     /// ``Configuration/netWindow``. A net that swung means the ball went through. A crossing too
     /// steep to place (``Attempt/steep``) with a still net is a miss — unless the net has never
@@ -429,7 +476,7 @@ public final class ShotEventDetector {
         } else if attempt.geometry?.0 == .make {
             netStill += 1
         }
-        let outcome: (ShotOutcome, String)
+        var outcome: (ShotOutcome, String)
         if attempt.steep {
             outcome =
                 swung
@@ -445,6 +492,7 @@ public final class ShotEventDetector {
                 ? (.make, "lost in the net, which swung")
                 : (.indeterminate, "went through the rim line but was not seen below it")
         }
+        if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, Self.passedBesideRim) }
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
     }
 
@@ -469,6 +517,12 @@ public final class ShotEventDetector {
             reason = depth < 0 ? "came down in front of the rim" : "came down beyond the rim"
         } else if reason == Self.cameDownBeside, let leftRight {
             reason = leftRight < 0 ? "came down left of the rim" : "came down right of the rim"
+        } else if reason == Self.passedBesideRim {
+            // From the side, in front of or behind the rim is wide of it; from behind, short or long.
+            reason =
+                fromBehind
+                ? "fell short or long of the rim: it kept its speed across under it, which a net takes"
+                : "went wide: it passed in front of or behind the rim and kept its speed across under it, which a net takes"
         }
         return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,

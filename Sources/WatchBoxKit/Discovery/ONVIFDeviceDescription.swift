@@ -5,10 +5,12 @@ import FoundationEssentials
 /// firmware), every stream profile and its RTSP URL. `watchbox discover --user` and the server's
 /// discovery both answer with this.
 public struct ONVIFDeviceDescription: Sendable, Codable, Equatable {
-    /// One stream profile and the RTSP URL to play it (nil when the camera would not give one).
+    /// One stream profile and the RTSP URL to play it; when the camera would not give one, why.
     public struct Profile: Sendable, Codable, Equatable {
         public var profile: ONVIFProfile
         public var streamURL: String?
+        /// Why ``streamURL`` is missing (the camera's fault, a timeout), when it is.
+        public var streamError: String?
     }
 
     public var device: DiscoveredDevice
@@ -39,8 +41,7 @@ public struct ONVIFDeviceDescription: Sendable, Codable, Equatable {
             let information = try await client.deviceInformation()
             var profiles: [Profile] = []
             for profile in try await client.profiles() {
-                profiles.append(
-                    Profile(profile: profile, streamURL: try? await client.streamURI(profile: profile.token)))
+                profiles.append(await streamURL(of: profile, from: client))
             }
             description.information = information
             description.profiles = profiles
@@ -48,5 +49,22 @@ public struct ONVIFDeviceDescription: Sendable, Codable, Equatable {
             description.error = error.description
         }
         return description
+    }
+
+    /// The profile's stream URL, asked twice when the first answer fails (a busy camera's web
+    /// server drops or delays a request now and then; one profile's URL missing is a camera the
+    /// user cannot add).
+    static func streamURL(of profile: ONVIFProfile, from client: ONVIFClient) async -> Profile {
+        var failure: ONVIFError?
+        attempts: for _ in 0..<2 {
+            do throws(ONVIFError) {
+                return Profile(profile: profile, streamURL: try await client.streamURI(profile: profile.token))
+            } catch {
+                failure = error
+                // Only a lost or late answer is asked again: a refusal or a fault comes back the same.
+                guard case .transport = error else { break attempts }
+            }
+        }
+        return Profile(profile: profile, streamURL: nil, streamError: failure?.description)
     }
 }

@@ -372,6 +372,10 @@ function render(devices, login = null) {
       if (found.error) item.append(el("span", { class: "pill bad", text: found.error }));
       item.append(el("button", { class: "secondary small", type: "button", text: "Log in to read its streams", onclick: () => readProfiles(device) }));
     }
+    // A profile the camera gave no address for is named, with the camera's reason.
+    for (const { profile, streamError } of (found.profiles || []).filter((p) => !p.streamURL)) {
+      item.append(el("span", { class: "pill bad", text: `${profile.name || profile.token}: no stream address (${streamError || "the camera gave none"})` }));
+    }
     list.append(item);
   }
 }
