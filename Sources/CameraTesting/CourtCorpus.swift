@@ -46,6 +46,7 @@ public enum CourtCorpus {
         ("held-out, first scored at stop 29", [601, 602, 603]),
         ("held-out, first scored at stop 31", [701, 702, 703]),
         ("held-out, first scored at stop 32", [801, 802, 803]),
+        ("held-out, first scored at the end of stop 32", [901, 902, 903]),
     ]
 
     public struct Options: Sendable {

@@ -20,13 +20,13 @@ struct Bench: ParsableCommand {
         commandName: "cameracore-bench",
         abstract: "Measure CameraCore against the ffmpeg command line, side by side.",
         discussion: """
-            Generates a 60 s 1080p30 H.264 test video (cached in --work), then times each case
-            --runs times, alternating ours and theirs, and prints a Markdown table with median wall
-            times, their ratio (ours / theirs; below 1.0 means we are faster) and peak memory.
+            Generates a 60 s 1080p30 H.264 test video (cached in --work), then times each case \
+            --runs times, alternating ours and theirs, and prints a Markdown table with median wall \
+            times, their ratio (ours / theirs; below 1.0 means we are faster) and peak memory. \
             Run through `make bench`, which builds in release mode first.
 
-            `--only court` is LeBot's accuracy table on the 3D court corpus instead: every camera
-            placement, tuning and held-out seeds, 1280×720, `lebot analyze` with no `--rim` (the
+            `--only court` is LeBot's accuracy table on the 3D court corpus instead: every camera \
+            placement, tuning and held-out seeds, 1280×720, `lebot analyze` with no `--rim` (the \
             videos are rendered into --work the first time, ~5 minutes).
             """)
 

@@ -15,7 +15,7 @@ struct ServerCommand: AsyncParsableCommand {
         abstract:
             "The CameraCore server: accounts, CGame clip sync, the LeBot AI proxy, WatchBox cameras and live view, and the web UI.",
         discussion: """
-            Settings come from defaults, then a JSON file (--config, same keys as `--print-config`),
+            Settings come from defaults, then a JSON file (--config, same keys as `--print-config`), \
             then environment variables, then these options.
 
             Environment:

@@ -8,8 +8,8 @@ struct CameraCoreCommand: ParsableCommand {
         commandName: "cameracore",
         abstract: "Inspect, cut and sample video with CameraCore's FFmpeg engine.",
         discussion: """
-            Inputs can be files, stream URLs (rtsp://, rtmp://, srt://, udp://, http://) or capture
-            devices written as FORMAT:NAME (v4l2:/dev/video0, x11grab::0.0). Passwords in URLs are
+            Inputs can be files, stream URLs (rtsp://, rtmp://, srt://, udp://, http://) or capture \
+            devices written as FORMAT:NAME (v4l2:/dev/video0, x11grab::0.0). Passwords in URLs are \
             never printed.
 
             Examples:

@@ -11,7 +11,7 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode every frame to confirm a video plays to the end, and time the decode.",
         discussion: """
-            Like `ffmpeg -i INPUT -pix_fmt rgba -f null -`: every video frame is decoded and converted
+            Like `ffmpeg -i INPUT -pix_fmt rgba -f null -`: every video frame is decoded and converted \
             to the pixel format, nothing is written. Reports frames, decode speed and any error.
             """)
 

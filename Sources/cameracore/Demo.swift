@@ -7,8 +7,8 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A short tour on generated media: encode, probe, cut and take thumbnails.",
         discussion: """
-            Encodes a 10 s 1280x720 test video in-process (libx264), probes it, cuts 4 s out of the
-            middle without re-encoding, and saves one thumbnail per second, printing each step. Files
+            Encodes a 10 s 1280x720 test video in-process (libx264), probes it, cuts 4 s out of the \
+            middle without re-encoding, and saves one thumbnail per second, printing each step. Files \
             go to --out (default ./demo).
             """)
 

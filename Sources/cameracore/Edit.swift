@@ -10,8 +10,8 @@ struct EditCommand: ParsableCommand {
         commandName: "edit",
         abstract: "Edit a multi-clip project (JSON) and export it.",
         discussion: """
-            A project is a timeline of clips, each a range of a source video with its own mirror,
-            rotation, effects and transition to the next clip. Each command changes the project file
+            A project is a timeline of clips, each a range of a source video with its own mirror, \
+            rotation, effects and transition to the next clip. Each command changes the project file \
             in place (atomically) and prints the timeline.
 
               cameracore edit new reel.json a.mp4 b.mp4 c.mp4

@@ -19,8 +19,8 @@ struct Effects: ParsableCommand {
                   "outlineWidth": 0.08, "x": 0.05, "y": 0.05}}
               ]}
 
-            Layer types: filter (brightness, contrast, saturation, grayscale, sepia, invert, blur,
-            vignette), text, pen, photo, sticker, frame, board. Video is re-encoded with libx264;
+            Layer types: filter (brightness, contrast, saturation, grayscale, sepia, invert, blur, \
+            vignette), text, pen, photo, sticker, frame, board. Video is re-encoded with libx264; \
             audio is copied. Use --write-example to get a starting file.
             """)
 

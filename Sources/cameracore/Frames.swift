@@ -7,7 +7,7 @@ struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Save every Nth frame as a PNG (or JPEG) image.",
         discussion: """
-            Every frame is decoded (later frames depend on earlier ones) but only every Nth is
+            Every frame is decoded (later frames depend on earlier ones) but only every Nth is \
             converted and saved, as frame-000000.png, frame-000030.png, ... named by frame number.
             """)
 

@@ -7,7 +7,7 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a video's streams, duration, frame count and keyframe interval.",
         discussion: """
-            Reads every packet (without decoding) so frame counts and keyframe positions are exact,
+            Reads every packet (without decoding) so frame counts and keyframe positions are exact, \
             not estimates from the container header. For live sources, --seconds limits the scan.
             """)
 

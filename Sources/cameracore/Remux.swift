@@ -7,9 +7,9 @@ struct Remux: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a time range into a new MP4 without re-encoding.",
         discussion: """
-            The copy starts at the keyframe at or before --from (a stream copy cannot start between
-            keyframes) and includes every frame up to --to; timestamps start at zero. Times are
-            seconds (12.5), units (90s, 500ms) or clock times (1:05, 0:01:05.250). The output file
+            The copy starts at the keyframe at or before --from (a stream copy cannot start between \
+            keyframes) and includes every frame up to --to; timestamps start at zero. Times are \
+            seconds (12.5), units (90s, 500ms) or clock times (1:05, 0:01:05.250). The output file \
             appears only when it is complete.
             """)
 

@@ -34,7 +34,7 @@ struct CGameCommand: AsyncParsableCommand {
         commandName: "cgame",
         abstract: "Automatic gameplay highlights: read a game's on-screen text, cut clips around kills, build reels.",
         discussion: """
-            Inputs are anything FFmpeg reads: a recorded file, a stream from OBS (rtmp://, srt://, udp://),
+            Inputs are anything FFmpeg reads: a recorded file, a stream from OBS (rtmp://, srt://, udp://), \
             an RTSP camera, or the screen (x11grab::0.0).
 
               cgame run match.mp4 --profile fortnite          clips into the pending folder

@@ -21,8 +21,8 @@ struct CalibrateCommand: ParsableCommand {
               cgame calibrate match.mp4 --keyword eliminated --profile fortnite     a shipped profile, new region
               cgame detect match.mp4 --profile "My OpenArena"                         check it
 
-            Whole frames are read every --every seconds; lines containing the keyword give the region,
-            widened for longer names and stacked lines. The profile is written to $CGAME_HOME/profiles/
+            Whole frames are read every --every seconds; lines containing the keyword give the region, \
+            widened for longer names and stacked lines. The profile is written to $CGAME_HOME/profiles/ \
             (or --output) and is used like any other.
             """)
 

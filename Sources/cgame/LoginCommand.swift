@@ -8,8 +8,8 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login", abstract: "Sign in to a CameraCore server once, so `cgame sync` needs no flags.",
         discussion: """
-            Saves the server, your e-mail and a session token (never the password) in
-            $CGAME_HOME/account.json, readable only by you. `cgame sync` then uploads to that
+            Saves the server, your e-mail and a session token (never the password) in \
+            $CGAME_HOME/account.json, readable only by you. `cgame sync` then uploads to that \
             account, and `cgame logout` ends the session.
 
               cgame login --server http://192.168.1.10:8080 --email me@example.com

@@ -14,7 +14,7 @@ struct ProfilesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles", abstract: "List, show and check game profiles.",
         discussion: """
-            Add a game by writing a JSON profile into $CGAME_HOME/profiles/ (start from `cgame profiles show
+            Add a game by writing a JSON profile into $CGAME_HOME/profiles/ (start from `cgame profiles show \
             fortnite`), then check it with `cgame profiles validate FILE`.
             """,
         subcommands: [List.self, Show.self, Validate.self])

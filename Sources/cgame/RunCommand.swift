@@ -15,7 +15,7 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Watch a game and save a clip around every highlight.",
         discussion: """
-            Clips go to the pending folder as MP4 with a JPEG thumbnail and a JSON entry; `cgame clips` lists
+            Clips go to the pending folder as MP4 with a JPEG thumbnail and a JSON entry; `cgame clips` lists \
             them and `cgame sync` uploads them. Ctrl-C stops a live input and still saves the open highlight.
             """)
 

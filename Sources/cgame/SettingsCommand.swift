@@ -14,7 +14,7 @@ struct SettingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings", abstract: "Show or change your settings.",
         discussion: """
-            After `cgame login` the settings are your account's (the web app's Settings tab shows the
+            After `cgame login` the settings are your account's (the web app's Settings tab shows the \
             same); changes go to the server too.
 
               cgame settings --game apex --pre-roll 6 --post-roll 2

@@ -14,7 +14,7 @@ struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync", abstract: "Upload pending clips to a CameraCore server.",
         discussion: """
-            A clip stays pending until the server confirms it has the whole file, so a dropped
+            A clip stays pending until the server confirms it has the whole file, so a dropped \
             connection only means the next `cgame sync` sends it again (never twice on the server).
 
               cgame login --server http://127.0.0.1:8080 --email me@example.com   (once)

@@ -10,12 +10,12 @@ struct AnalyzeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze", abstract: "Find every shot in a workout video: time, make or miss, entry angle.",
         discussion: """
-            Prints each shot as it is decided and a summary. With --chart, draws release points coloured by
+            Prints each shot as it is decided and a summary. With --chart, draws release points coloured by \
             outcome (SVG, or PNG when the name ends in .png). Exit status 0 even when no shot is found.
 
-            The rim is found in the video by itself (the still orange bar with a net or backboard, in the
-            first 20 s); the box used and how sure the finder was are printed. Give --rim to override it,
-            e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the
+            The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
+            first 20 s); the box used and how sure the finder was are printed. Give --rim to override it, \
+            e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the \
             way across, 42 % down, 8 % of the width wide.
             """)
 

@@ -12,14 +12,16 @@ struct LeBotCommand: AsyncParsableCommand {
         commandName: "lebot",
         abstract: "LeBot James, a basketball coach: counts shots, calls makes and misses, gives tips.",
         discussion: """
-            Tell it where the rim is with --rim x,y,width,height: a box around the rim as fractions of the
-            frame (0-1, from the top left). Pause a video on a frame and read it off, or use `lebot rim`.
+            Film from the side, at 45° or from behind the shooter, on a tripod or held by hand. The rim is \
+            found in the video by itself; when it is not, give it with --rim x,y,width,height, a box around \
+            the rim as fractions of the frame (0-1, from the top left).
 
-              lebot analyze workout.mp4 --rim 0.85,0.42,0.08,0.02
-              lebot analyze workout.mp4 --rim 0.85,0.42,0.08,0.02 --json > shots.json
-              lebot analyze workout.mp4 --rim 0.85,0.42,0.08,0.02 --chart chart.svg
-              lebot live rtsp://192.168.1.30/stream --rim 0.85,0.42,0.08,0.02    counts and speaks tips
-              lebot live cam.mp4 --rim … --proxy http://localhost:8080 --session-token $TOKEN   with Gemini
+              lebot analyze workout.mp4                       every shot, made or not, why
+              lebot analyze workout.mp4 --json > shots.json
+              lebot analyze workout.mp4 --chart chart.svg --annotate seen.mp4
+              lebot analyze workout.mp4 --rim 0.85,0.42,0.08,0.02   no hoop found
+              lebot live rtsp://192.168.1.30/stream           counts, speaks tips
+              lebot live cam.mp4 --proxy URL --session-token $TOKEN   tips from Gemini
               lebot tips validate my_tips.json
             """,
         subcommands: [AnalyzeCommand.self, LiveCommand.self, TipsCommand.self]

@@ -17,7 +17,7 @@ struct LiveCommand: AsyncParsableCommand {
               --api-key     Development only: Gemini directly with your own key (or $GEMINI_API_KEY with
                             --direct): Live, then REST. The key stays on this machine.
               neither       The built-in tips (also the fallback when the network fails).
-            Tips are spoken with espeak-ng unless --quiet. A file works too (it is read as fast as it
+            Tips are spoken with espeak-ng unless --quiet. A file works too (it is read as fast as it \
             decodes). Ctrl-C ends the session with a summary.
 
             Examples:

@@ -14,8 +14,8 @@ struct DiscoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discover", abstract: "Find ONVIF cameras on the local network (WS-Discovery).",
         discussion: """
-            Sends a WS-Discovery probe to 239.255.255.250:3702 on every interface that supports multicast
-            (three times, since UDP drops packets) and lists the cameras that answer. With --user, also logs
+            Sends a WS-Discovery probe to 239.255.255.250:3702 on every interface that supports multicast \
+            (three times, since UDP drops packets) and lists the cameras that answer. With --user, also logs \
             in to each camera over ONVIF and lists its stream profiles and RTSP URLs.
 
               watchbox discover

@@ -10,7 +10,7 @@ struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan", abstract: "Find RTSP services on a range of addresses.",
         discussion: """
-            Connects to each address and port (64 at a time) and confirms open ports with an RTSP OPTIONS
+            Connects to each address and port (64 at a time) and confirms open ports with an RTSP OPTIONS \
             request, so a web server on port 88 is not mistaken for a camera. Scan only networks you run:
             ranges larger than a /16 need --force.
 

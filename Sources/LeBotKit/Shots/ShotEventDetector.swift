@@ -42,10 +42,10 @@ public final class ShotEventDetector {
         public var netWindow = 0.9
         /// Share of the net's pixels that must change between frames, at the peak, for a make.
         public var netMotionForMake = 0.04
-        /// Share of its speed across the picture a ball keeps under the rim from which it did not
-        /// go through the net (``passedBeside``), when it came in at least
-        /// ``movingAcross`` rim widths a second.
-        public var keptAcross = 0.93
+        /// Shares of its speed across the picture a ball keeps under the rim that say it did not
+        /// go through the net (``passedBeside``), when it came in at least ``movingAcross`` rim
+        /// widths a second: about all of it, as a ball in free flight does.
+        public var keptAcross = 0.93...1.5
         public var movingAcross = 1.5
         public init() {}
     }
@@ -439,11 +439,13 @@ public final class ShotEventDetector {
     }
 
     /// Whether the ball, come down inside the rim in the picture, kept its speed across the picture
-    /// under it: it passed in front of or behind the rim, not through the net, which takes most of
-    /// that speed. Measured on the 3D court a few frames under the rim: makes kept 0.35–0.6 of it
-    /// from the side, up to 0.89 at 45° (the camera's tilt slants a straight fall); balls that
-    /// passed the rim kept 0.96–1.3. Speeds over the last four frames above the rim line and the
-    /// first four a third of a rim width or more under it.
+    /// under it, as a ball in free flight does: it passed in front of or behind the rim, not through
+    /// the net, which takes most of that speed. Measured on the 3D court a few frames under the rim:
+    /// makes kept 0.35–0.6 of it from the side; balls that passed the rim kept 0.96–1.3. At 45° a
+    /// make can keep 0.9 or gain speed across (2× with a hand-held camera): the camera's tilt slants
+    /// a straight fall, more the faster it falls; so can a ball pushed by the board. Neither is taken
+    /// for a ball that went past. Speeds over the last four frames above the rim line and the first
+    /// four a third of a rim width or more under it.
     func passedBeside(_ attempt: Attempt) -> Bool {
         guard let crossing = attempt.crossing else { return false }
         let before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
@@ -456,7 +458,7 @@ public final class ShotEventDetector {
             return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
         }
         let (comingIn, goingOn) = (across(before), across(after))
-        return abs(comingIn) >= configuration.movingAcross && goingOn / comingIn >= configuration.keptAcross
+        return abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn)
     }
 
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
