@@ -11,18 +11,23 @@ struct LiveCommand: AsyncParsableCommand {
         commandName: "live", abstract: "Run a training session on a camera or stream: live counters and spoken tips.",
         discussion: """
             Each shot is counted as it is decided and gets a tip from the first coach that answers:
-              --proxy URL   Gemini Live over WebSocket, at Gemini's own endpoint (--gemini-live-url), with a
-                            new single-use token from the CameraCore server for every session; then Gemini
-                            REST through the server. Needs a session token (sign in on the web app; Settings).
-              --api-key     Development only: Gemini directly with your own key (or $GEMINI_API_KEY with
-                            --direct): Live, then REST. The key stays on this machine.
-              neither       The built-in tips (also the fallback when the network fails).
-            Tips are spoken with espeak-ng unless --quiet. A file works too (it is read as fast as it \
-            decodes). Ctrl-C ends the session with a summary.
+
+              --proxy URL  Gemini Live at Gemini's own endpoint (--gemini-live-url),
+                           with a new single-use token from the CameraCore server for
+                           every session; then Gemini REST through the server. Needs
+                           a session token (sign in on the web app; Settings).
+              --api-key    Development only: Gemini directly with your own key (or
+                           $GEMINI_API_KEY with --direct): Live, then REST. The key
+                           stays on this machine.
+              neither      The built-in tips (also when the network fails).
+
+            The rim is found in the first 4 s (--rim gives it). Tips are spoken with espeak-ng unless \
+            --quiet. A file works too (it is read as fast as it decodes). Ctrl-C ends the session with a \
+            summary.
 
             Examples:
-              lebot live rtsp://192.168.1.20/stream --rim 0.70,0.30,0.07,0.02
-              lebot live workout.mp4 --rim 0.70,0.30,0.07,0.02 --proxy https://camera.example.org --json
+              lebot live rtsp://192.168.1.20/stream
+              lebot live workout.mp4 --proxy https://camera.example.org --json
             """)
 
     @Argument(help: "rtsp://…, another stream URL, or a video file.") var source: String

@@ -83,6 +83,26 @@ extension BasketballCorpus.Video {
         #expect(bytes.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     }
 
+    /// `--help` says what is true now (the rim is found; there is no `lebot rim`) and reads as
+    /// paragraphs: each line of prose is filled before the next begins (the texts were broken at 100
+    /// columns and wrapped again at 80, leaving lines of two words).
+    @Test func helpTeachesInWholeParagraphs() async throws {
+        let top = try await lebot(["--help"])
+        #expect(top.stdout.contains("The rim is found in the video by itself"), "\(top.stdout)")
+        #expect(!top.stdout.contains("lebot rim"))
+        for arguments in [["--help"], ["analyze", "--help"], ["live", "--help"]] {
+            let help = try await lebot(arguments)
+            let prose = help.stdout.components(separatedBy: "USAGE:")[0].split(
+                separator: "\n", omittingEmptySubsequences: false)
+            for (line, next) in zip(prose, prose.dropFirst())
+            where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !next.hasPrefix("-")
+            {
+                let word = next.split(separator: " ").first ?? ""
+                #expect(line.count + 1 + word.count >= 80, "\(arguments): '\(line)' could have taken '\(word)'")
+            }
+        }
+    }
+
     @Test func liveGivesEveryShotATipFromGeminiOrLocally() async throws {
         let video = try Corpus.videos.get()[2]
         let shots = video.events.filter(\.kind.isShot).count

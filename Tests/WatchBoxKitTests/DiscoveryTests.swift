@@ -144,6 +144,12 @@ struct NamespaceDiscoveryTests {
         ) {
             try await client.streamURI(profile: "nope")
         }
+        // Our idea of its clock went stale (a slow answer, or its clock was set since): the refused
+        // stamp makes the client read the clock again, and the call goes through.
+        await client.assumeClockOffset(.seconds(60))
+        #expect(try await client.deviceInformation().model == "TC-100")
+        let again = await client.clockOffset?.seconds ?? 0
+        #expect(abs(again - 120) < 2, "clock offset \(again)")
     }
 
     /// A camera that drops a request now and then still gives every profile's stream URL; when it

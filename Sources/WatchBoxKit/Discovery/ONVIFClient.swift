@@ -187,6 +187,7 @@ public actor ONVIFClient {
             _ = try? await systemDateAndTime()
         }
         var attempt = 0
+        var clockReadAgain = false
         while true {
             attempt += 1
             let envelope = soapEnvelope(content: content, secured: authenticated)
@@ -217,9 +218,23 @@ public actor ONVIFClient {
                 }
                 throw .notAuthorized(reason: username == nil ? "credentials are required" : "HTTP 401 from \(url.host)")
             }
-            return try Self.body(of: response, action: action)
+            do {
+                return try Self.body(of: response, action: action)
+            } catch .notAuthorized
+                where authenticated && username != nil && !clockReadAgain
+                && action != "GetSystemDateAndTime"
+            {
+                // A refused stamp may be one our idea of the device's clock put too far off (read
+                // during a slow answer, or the clock was set since): read it again and ask once more.
+                clockReadAgain = true
+                _ = try? await systemDateAndTime()
+            }
         }
     }
+
+    /// What a clock read during a very slow answer, or a device clock set since, leaves behind
+    /// (for tests).
+    func assumeClockOffset(_ offset: Duration) { clockOffset = offset }
 
     /// The Body of a SOAP answer; faults and HTTP errors as ``ONVIFError``.
     static func body(of response: HTTPClientResponse, action: String) throws(ONVIFError) -> XMLNode {
