@@ -236,28 +236,32 @@ import Testing
     }
 }
 
-/// The release is where free flight begins: the hands carry the ball up steadily for half a
-/// second, then it flies on a parabola (g = 600 px/s²); the release found is within a frame of it.
-@Test func theReleaseIsWhereTheParabolaBegins() {
+/// Half a second in the hands (rising 3 px a frame, moving every frame, so a walk back goes
+/// through it), then free flight on a parabola (g = 600 px/s²) from `release` s; and the apex.
+func handsThenFlight(radius: Double) -> (points: [BallObservation], release: Double, apex: Int) {
     var points: [BallObservation] = []
-    let fps = 30.0
     for i in 0..<15 {
-        // In the hands: rising 3 px a frame (moving every frame, so a walk back goes through it).
-        let t = Double(i) / fps
-        points.append(
-            BallObservation(time: t, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: 4, track: 1, confidence: 1))
-    }
-    let release = Double(15) / fps
-    for i in 0..<20 {
-        let u = Double(i) / fps
         points.append(
             BallObservation(
-                time: release + u, x: 95 + 4 * Double(i), y: 105 - 400 * u + 300 * u * u, radius: 4, track: 1,
+                time: Double(i) / 30, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: radius, track: 1,
                 confidence: 1))
     }
-    let apex = points.indices.min { points[$0].y < points[$1].y }!
+    let release = 15.0 / 30
+    for i in 0..<20 {
+        let u = Double(i) / 30
+        points.append(
+            BallObservation(
+                time: release + u, x: 95 + 4 * Double(i), y: 105 - 400 * u + 300 * u * u, radius: radius, track: 1,
+                confidence: 1))
+    }
+    return (points, release, points.indices.min { points[$0].y < points[$1].y }!)
+}
+
+/// The release is where free flight begins; the release found is within a frame of it.
+@Test func theReleaseIsWhereTheParabolaBegins() {
+    let (points, release, apex) = handsThenFlight(radius: 4)
     let start = ShotEventDetector.flightStart(points, from: 0, apex: apex)
-    #expect(abs(points[start].time - release) <= 1.5 / fps, "release at \(points[start].time) s, truly \(release) s")
+    #expect(abs(points[start].time - release) <= 1.5 / 30, "release at \(points[start].time) s, truly \(release) s")
 }
 
 /// A ball half seen for a frame or two near the apex (a second blob, a highlight) moves its centre
@@ -265,26 +269,12 @@ import Testing
 /// 3D court: a shot released at 16.9 s was put at 17.3 s, and scored as a missed shot and an
 /// extra one).
 @Test func aJitteryApexDoesNotMoveTheRelease() {
-    var points: [BallObservation] = []
-    let fps = 30.0
-    for i in 0..<15 {
-        let t = Double(i) / fps
-        points.append(
-            BallObservation(time: t, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: 10, track: 1, confidence: 1))
-    }
-    let release = Double(15) / fps
-    for i in 0..<20 {
-        let u = Double(i) / fps
-        points.append(
-            BallObservation(
-                time: release + u, x: 95 + 4 * Double(i), y: 105 - 400 * u + 300 * u * u, radius: 10, track: 1,
-                confidence: 1))
-    }
-    let apex = points.indices.min { points[$0].y < points[$1].y }!
+    let (flight, release, apex) = handsThenFlight(radius: 10)
+    var points = flight
     points[apex - 3].y += 7
     points[apex - 1].y += 6
     let start = ShotEventDetector.flightStart(points, from: 0, apex: apex)
-    #expect(abs(points[start].time - release) <= 1.5 / fps, "release at \(points[start].time) s, truly \(release) s")
+    #expect(abs(points[start].time - release) <= 1.5 / 30, "release at \(points[start].time) s, truly \(release) s")
 }
 
 /// The net's motion is the same at 60 fps as at 30: a net swinging at one speed moves half as far
