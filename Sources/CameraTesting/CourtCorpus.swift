@@ -47,7 +47,7 @@ public enum CourtCorpus {
         ("held-out, first scored at stop 31", [701, 702, 703]),
         ("held-out, first scored at stop 32", [801, 802, 803]),
         ("held-out, first scored at the end of stop 32", [901, 902, 903]),
-        ("held-out, first scored after the free-fall rule (stop 32)", [1001, 1002, 1003]),
+        ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
     ]
 
     public struct Options: Sendable {

@@ -33,7 +33,7 @@ import Testing
     /// second after the crossing when `netSwings`.
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
-        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, shooterX: Double = 80, fallingFreely: Bool = false
+        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, shooterX: Double = 80
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -51,13 +51,7 @@ import Testing
             let t = Double(i) / 10
             points.append((apexX + (entryX - apexX) * t, 10 + 50 * t * t + 2 * t))
         }
-        for i in 1...20 {
-            let i = Double(i)
-            // Slowed by the net to `fall.y` a frame, or on as in free flight: the 10 px a frame it
-            // came down at, gaining what gravity adds on the way up (0.7 px a frame, each frame).
-            points.append(
-                (entryX + toward * i * fall.x, fallingFreely ? 62 + 10.2 * i + 0.35 * i * i : 62 + i * fall.y))
-        }
+        for i in 1...20 { points.append((entryX + toward * Double(i) * fall.x, 62 + Double(i) * fall.y)) }
         var crossed: Double?
         for (index, point) in points.enumerated() {
             let time = start + Double(index) / fps
@@ -83,24 +77,6 @@ import Testing
         let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false)
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
         #expect(events.first?.entryAngle ?? 90 < 72)
-    }
-
-    /// A steep crossing that shook the net, but under the rim went on falling as fast as in free
-    /// flight, fell past the rim (a long off the board that shook the rim and net): a net slows a
-    /// ball falling through it.
-    @Test func aBallThatFallsFreelyUnderTheRimFellPastIt() {
-        let made = Self.shoot(detector(), from: 1, entryX: 211, slope: 8, netSwings: true)
-        #expect(made.map(\.outcome) == [.make], "\(made.map(\.reason))")
-        let past = Self.shoot(detector(), from: 1, entryX: 211, slope: 8, netSwings: true, fallingFreely: true)
-        #expect(past.map(\.outcome) == [.miss], "\(past.map(\.reason))")
-        #expect(past.first?.reason.hasPrefix("fell past the rim") == true, "\(past.map(\.reason))")
-        // The fall decided it: asked for more than gravity gives, the net's swing says make.
-        var configuration = ShotEventDetector.Configuration()
-        configuration.freeFall = 10
-        let netOnly = Self.shoot(
-            ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, configuration: configuration),
-            from: 1, entryX: 211, slope: 8, netSwings: true, fallingFreely: true)
-        #expect(netOnly.map(\.outcome) == [.make], "\(netOnly.map(\.reason))")
     }
 
     /// From the side, a ball that passed in front of or behind the rim comes down through it in the

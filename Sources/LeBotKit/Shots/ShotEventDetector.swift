@@ -47,10 +47,6 @@ public final class ShotEventDetector {
         /// widths a second: about all of it, as a ball in free flight does.
         public var keptAcross = 0.93...1.5
         public var movingAcross = 1.5
-        /// A steep crossing at this many rim widths a second or more, whose fall under the rim
-        /// gained at least ``freeFall`` of gravity's pull, fell past the rim (``fellFreely``).
-        public var fastFall = 6.0
-        public var freeFall = 0.85
         public init() {}
     }
 
@@ -451,48 +447,18 @@ public final class ShotEventDetector {
     /// for a ball that went past. Speeds over the last four frames above the rim line and the first
     /// four a third of a rim width or more under it.
     func passedBeside(_ attempt: Attempt) -> Bool {
-        guard let (before, after) = aroundTheRim(attempt) else { return false }
-        let (comingIn, goingOn) = (before.velocity.x / rimWidth, after.velocity.x / rimWidth)
-        return abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn)
-    }
-
-    /// Whether a ball that came down steeply into the rim fast (``Configuration/fastFall`` rim widths
-    /// a second or more) went on falling under it as fast as in free flight: its speed down grew
-    /// by at least ``Configuration/freeFall`` of what gravity adds (gravity as its rise showed it,
-    /// in pixels). A net slows a ball falling through it. Measured on the 3D court, steep crossings
-    /// that came in fast: makes gained −0.2 to 0.6 of gravity (0.75 once with a hand-held camera),
-    /// longs off the board that fell past the rim 1.0–1.4 (a net they shook said "make"); a short
-    /// from behind 0.76, left to the net.
-    func fellFreely(_ attempt: Attempt) -> Bool {
-        guard let (before, after) = aroundTheRim(attempt), before.velocity.y >= configuration.fastFall * rimWidth,
-            let rise = Trajectory.parabola(
-                attempt.points.filter { $0.time <= attempt.apex.time }.map { ($0.time, $0.y) }),
-            rise.a > 0
-        else { return false }
-        let gained = (after.velocity.y - before.velocity.y) / max(after.time - before.time, 1e-6)
-        return gained >= configuration.freeFall * 2 * rise.a
-    }
-
-    /// The ball's velocity (pixels a second) over its last four frames above the rim line and its
-    /// first four a third of a rim width or more under it (within 0.5 s), and the middle time of each.
-    private func aroundTheRim(
-        _ attempt: Attempt
-    ) -> (
-        before: (velocity: (x: Double, y: Double), time: Double),
-        after: (velocity: (x: Double, y: Double), time: Double)
-    )? {
-        guard let crossing = attempt.crossing else { return nil }
+        guard let crossing = attempt.crossing else { return false }
         let before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
         let after = attempt.points.filter {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
         }.prefix(4)
-        guard before.count >= 2, after.count >= 3 else { return nil }
-        func motion(_ points: ArraySlice<BallObservation>) -> (velocity: (x: Double, y: Double), time: Double) {
+        guard before.count >= 2, after.count >= 3 else { return false }
+        func across(_ points: ArraySlice<BallObservation>) -> Double {
             let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
-            let span = max(last.time - first.time, 1e-6)
-            return (((last.x - first.x) / span, (last.y - first.y) / span), (first.time + last.time) / 2)
+            return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
         }
-        return (motion(before), motion(after))
+        let (comingIn, goingOn) = (across(before), across(after))
+        return abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn)
     }
 
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
@@ -513,11 +479,7 @@ public final class ShotEventDetector {
             netStill += 1
         }
         var outcome: (ShotOutcome, String)
-        if attempt.steep, swung, fellFreely(attempt) {
-            outcome = (
-                .miss, "fell past the rim: it kept falling as fast as in free flight, which a net would have slowed"
-            )
-        } else if attempt.steep {
+        if attempt.steep {
             outcome =
                 swung
                 ? (.make, "the net swung after the ball came down into the rim")
