@@ -22,11 +22,11 @@ struct ServerCommand: AsyncParsableCommand {
             \(ServerConfiguration.environmentVariables.map { "  \($0.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n"))
 
             Examples:
-              cameracore-server                                  SQLite in ./data, http://127.0.0.1:8080
+              cameracore-server                   SQLite in ./data, http://127.0.0.1:8080
               cameracore-server --port 9000 --data /var/lib/cameracore
               DATABASE_URL=postgres://cc:secret@127.0.0.1:5432/cameracore cameracore-server
               cameracore-server --demo demo@cameracore.local:demo-password
-              cameracore-server --print-config > server.json     (then edit and pass --config)
+              cameracore-server --print-config > server.json   then edit, pass --config
             """)
 
     @Option(help: "JSON configuration file.") var config: String?

@@ -19,7 +19,8 @@ struct CameraCoreCommand: ParsableCommand {
               cameracore frames match.mp4 --every 30 --out thumbs/
               cameracore check match.mp4
               cameracore effects match.mp4 --stack stack.json -o styled.mp4
-              cameracore edit new reel.json intro.mp4 match.mp4 && cameracore edit export reel.json -o reel.mp4
+              cameracore edit new reel.json intro.mp4 match.mp4
+              cameracore edit export reel.json -o reel.mp4
             """,
         version: cameraCoreVersion,
         subcommands: [Probe.self, Remux.self, Frames.self, Check.self, Effects.self, EditCommand.self, Demo.self]

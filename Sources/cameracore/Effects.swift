@@ -13,9 +13,11 @@ struct Effects: ParsableCommand {
             The stack is a JSON file listing layers bottom to top, for example:
 
               {"layers": [
-                {"type": "filter", "filter": {"kind": "sepia", "amount": 0.8, "radius": 0.5}},
-                {"type": "text", "zIndex": 1, "text": {"text": "Round 1", "font": "DejaVu Sans",
-                  "bold": true, "size": 0.08, "color": "#FFCC00", "outlineColor": "#000000",
+                {"type": "filter",
+                  "filter": {"kind": "sepia", "amount": 0.8, "radius": 0.5}},
+                {"type": "text", "zIndex": 1,
+                  "text": {"text": "Round 1", "font": "DejaVu Sans", "bold": true,
+                  "size": 0.08, "color": "#FFCC00", "outlineColor": "#000000",
                   "outlineWidth": 0.08, "x": 0.05, "y": 0.05}}
               ]}
 

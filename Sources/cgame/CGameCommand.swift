@@ -37,12 +37,12 @@ struct CGameCommand: AsyncParsableCommand {
             Inputs are anything FFmpeg reads: a recorded file, a stream from OBS (rtmp://, srt://, udp://), \
             an RTSP camera, or the screen (x11grab::0.0).
 
-              cgame run match.mp4 --profile fortnite          clips into the pending folder
-              cgame run srt://127.0.0.1:9000?mode=listener    live from OBS (Stream → Custom → srt://HOST:9000)
-              cgame run x11grab::0.0 --profile valorant       the X11 screen
-              cgame detect match.mp4 --profile apex --json    events only
-              cgame calibrate match.mp4 --keyword "you fragged" --name mygame   a profile from a recording
-              cgame clips                                     what was saved
+              cgame run match.mp4 --profile fortnite         clips into the pending folder
+              cgame run srt://127.0.0.1:9000?mode=listener   live from OBS (custom SRT)
+              cgame run x11grab::0.0 --profile valorant      the X11 screen
+              cgame detect match.mp4 --profile apex --json   events only
+              cgame calibrate match.mp4 --keyword "you fragged" --name mygame
+              cgame clips                                    what was saved
               cgame compile --all -o reel.mp4 --title "Friday night"
 
             Files live in $CGAME_HOME (default ~/.local/share/cgame): settings.json, profiles/, pending/, clips/.

@@ -18,8 +18,8 @@ struct CalibrateCommand: ParsableCommand {
             Record a minute or two with a few kills, then name the words the game shows for one:
 
               cgame calibrate match.mkv --keyword "you fragged" --name "My OpenArena"
-              cgame calibrate match.mp4 --keyword eliminated --profile fortnite     a shipped profile, new region
-              cgame detect match.mp4 --profile "My OpenArena"                         check it
+              cgame calibrate match.mp4 --keyword eliminated --profile fortnite
+              cgame detect match.mp4 --profile "My OpenArena"            check it
 
             Whole frames are read every --every seconds; lines containing the keyword give the region, \
             widened for longer names and stacked lines. The profile is written to $CGAME_HOME/profiles/ \

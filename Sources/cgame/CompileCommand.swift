@@ -14,8 +14,8 @@ struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compile", abstract: "Stitch clips into a highlight reel.",
         discussion: """
-              cgame compile a.mp4 b.mp4 c.mp4 -o reel.mp4 \
-              cgame compile --all -o reel.mp4 --title "Best of the week" --length 45 \
+              cgame compile a.mp4 b.mp4 c.mp4 -o reel.mp4
+              cgame compile --all -o reel.mp4 --title "Best of the week" --length 45
               cgame compile --all -o reel.mp4 --transition none     (hard cuts; stream copy when possible)
             """)
 

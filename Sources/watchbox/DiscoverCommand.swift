@@ -21,7 +21,7 @@ struct DiscoverCommand: AsyncParsableCommand {
               watchbox discover
               watchbox discover --interface eth0 --timeout 5
               watchbox discover --user admin --password-stdin --json
-              watchbox discover --listen 600      (also print cameras announcing themselves or leaving)
+              watchbox discover --listen 600   also cameras announcing or leaving
             """)
 
     @Option(help: "Seconds to listen for answers.") var timeout: Double = 3
