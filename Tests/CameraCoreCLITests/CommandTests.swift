@@ -76,17 +76,11 @@ struct CommandTests {
         // Paragraphs read as paragraphs: each line of prose is filled before the next begins, and
         // the examples fit 80 columns (the terminal's width when it is not a terminal).
         for command in [[], ["probe"], ["remux"], ["frames"], ["check"], ["effects"], ["edit"], ["demo"]] {
-            let text = try run(command + ["--help"]).stdout.components(separatedBy: "USAGE:")[0]
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            for (line, next) in zip(lines, lines.dropFirst())
-            where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !next.hasPrefix("-")
-            {
-                let word = next.split(separator: " ").first ?? ""
-                #expect(line.count + 1 + word.count >= 80, "\(command): '\(line)' could have taken '\(word)'")
-            }
-            for line in lines where line.hasPrefix("  ") {
-                #expect(line.count <= 80, "\(command): an example wider than 80 columns: \(line)")
-            }
+            let page = try run(command + ["--help"]).stdout
+            #expect(HelpText.underfilledLines(page).isEmpty, "\(command): \(HelpText.underfilledLines(page))")
+            #expect(
+                HelpText.wideExamples(page).isEmpty, "\(command): wider than 80 columns: \(HelpText.wideExamples(page))"
+            )
         }
     }
 }

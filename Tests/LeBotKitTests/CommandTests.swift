@@ -92,14 +92,9 @@ extension BasketballCorpus.Video {
         #expect(!top.stdout.contains("lebot rim"))
         for arguments in [["--help"], ["analyze", "--help"], ["live", "--help"]] {
             let help = try await lebot(arguments)
-            let prose = help.stdout.components(separatedBy: "USAGE:")[0].split(
-                separator: "\n", omittingEmptySubsequences: false)
-            for (line, next) in zip(prose, prose.dropFirst())
-            where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !next.hasPrefix("-")
-            {
-                let word = next.split(separator: " ").first ?? ""
-                #expect(line.count + 1 + word.count >= 80, "\(arguments): '\(line)' could have taken '\(word)'")
-            }
+            #expect(
+                HelpText.underfilledLines(help.stdout).isEmpty,
+                "\(arguments): \(HelpText.underfilledLines(help.stdout))")
         }
     }
 
