@@ -20,8 +20,8 @@ public struct NetMotion: Sendable {
     /// Frames are compared at least this far apart, seconds: a swinging net moves half as far
     /// between frames at 60 fps as at 30, and would look half as busy.
     public var spacing = 0.03
-    /// The net's pixels of the last few frames measured, newest last.
-    private var kept: [(time: Double, pixels: [UInt8])] = []
+    /// The net's pixels of the last few frames measured, and the balls seen in each, newest last.
+    private var kept: [(time: Double, pixels: [UInt8], balls: [BallObservation])] = []
 
     public init(rim: RimCalibration, width: Int, height: Int) {
         let w = Double(width)
@@ -37,7 +37,9 @@ public struct NetMotion: Sendable {
     public mutating func forget() { kept.removeAll(keepingCapacity: true) }
 
     /// The share of the net's pixels that changed since the newest frame measured at least
-    /// ``spacing`` before `time` (0 when there is none yet).
+    /// ``spacing`` before `time` (0 when there is none yet), leaving out the pixels near `balls`
+    /// and near the balls of the frame compared with: a ball moving through the box changes the
+    /// pixels where it was as much as those where it is.
     public mutating func measure(_ frame: VideoFrame, time: Double, balls: [BallObservation]) -> Double? {
         guard frame.format == .yuv420p, x1 > x0, y1 > y0 else { return nil }
         let luma = frame.planes[0]
@@ -50,11 +52,12 @@ public struct NetMotion: Sendable {
                 current[(row - y0) * columns + column - x0] = luma.bytes[row * luma.bytesPerRow + column]
             }
         }
-        defer { kept.append((time, current)) }
-        guard let previous = kept.last(where: { time - $0.time >= spacing - 1e-9 })?.pixels else { return 0 }
+        defer { kept.append((time, current, balls)) }
+        guard let compared = kept.last(where: { time - $0.time >= spacing - 1e-9 }) else { return 0 }
+        let previous = compared.pixels
         var changed = 0
         var counted = 0
-        let near = balls.map { ball in (ball.x, ball.y, (ball.radius * 2.5) * (ball.radius * 2.5)) }
+        let near = (balls + compared.balls).map { ball in (ball.x, ball.y, (ball.radius * 2.5) * (ball.radius * 2.5)) }
         for row in y0..<y1 {
             for column in x0..<x1 {
                 let (px, py) = (Double(column), Double(row))
