@@ -48,6 +48,7 @@ public enum CourtCorpus {
         ("held-out, first scored at stop 32", [801, 802, 803]),
         ("held-out, first scored at the end of stop 32", [901, 902, 903]),
         ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
+        ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
     ]
 
     public struct Options: Sendable {

@@ -155,6 +155,35 @@ import Testing
         #expect((second.first?.netMotion ?? 1) < 0.009, "\(second.map(\.netMotion))")
     }
 
+    /// A shot from the edge of the picture, high enough to leave through its top: out of sight
+    /// for half a second, it comes back down through the top three rim widths further across, under
+    /// another track number, and never climbed in the picture near the rim. It is one flight: the
+    /// shot is counted, from its release.
+    @Test func aShotThatLeavesThroughTheTopIsFollowedBackIn() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        let fps = 30.0
+        // In the hands at x 20 for 8 frames, then released: 6.53 px a frame across, 21 up, 1.2 px/frame²
+        // of gravity; above the picture (y < 0) from frame 10 to 25, through the rim line at x 216 at 30.
+        let release = 1 + 8 / fps
+        for frame in 0..<70 {
+            let time = 1 + Double(frame) / fps
+            let t = Double(frame - 8)
+            var (x, y) = (20.0, 150.0)
+            if t > 30 {
+                (x, y) = (216, 60 + (t - 30) * 5)
+            } else if t > 0 {
+                (x, y) = (20 + 6.53 * t, 150 - 21 * t + 0.6 * t * t)
+            }
+            let seen = y >= 0 && y < 180
+            let ball = BallObservation(time: time, x: x, y: y, radius: 4, track: t < 17 ? 1 : 2, confidence: 1)
+            events += detector.process(seen ? [ball] : [], time: time)
+        }
+        for index in 0..<40 { events += detector.process([], time: 1 + Double(70 + index) / fps) }
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
+    }
+
     /// A hoop with no net (or a painted one): a side-on make left it still, so a steep ball seen
     /// dropping below the rim is a make by its path, not a miss for want of a net.
     @Test func withoutANetThePathDecidesSteepCrossings() {

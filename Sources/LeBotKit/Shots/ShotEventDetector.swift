@@ -134,6 +134,10 @@ public final class ShotEventDetector {
             net?.forget()
         }
         for observation in observations {
+            if history[observation.track] == nil, let before = flightAboveThePicture(before: observation) {
+                // Back into the picture from above: the same flight, so its rise counts for this track.
+                history[observation.track] = before
+            }
             history[observation.track, default: []].append(observation)
         }
         // Forget old history (tracks that ended, points older than 4 s).
@@ -221,15 +225,37 @@ public final class ShotEventDetector {
 
     /// A ball picked up by a new track close to where the attempt's ball should be.
     /// Or the same ball back into the picture from above: a high shot that left through the top
-    /// edge comes down through it again, near where it went out, within ``Configuration/lostTimeout``.
+    /// edge comes down through it again where it was going (``comesBackFromAbove``).
     private func isContinuation(_ ball: BallObservation, of attempt: Attempt) -> Bool {
         guard let last = attempt.points.last else { return false }
         let dx = ball.x - last.x
         let dy = ball.y - last.y
         if ball.time - last.time < 0.5, (dx * dx + dy * dy).squareRoot() < rimWidth * 2 { return true }
-        let nearTop = { (point: BallObservation) in point.y < point.radius * 3 + 4 }
-        return ball.time - last.time < configuration.lostTimeout && nearTop(last) && nearTop(ball)
-            && abs(dx) < rimWidth * 2
+        return comesBackFromAbove(ball, after: attempt.points)
+    }
+
+    /// At the picture's top edge (a high shot leaves through it and comes back down through it).
+    private func nearTop(_ point: BallObservation) -> Bool { point.y < point.radius * 3 + 4 }
+
+    /// Whether `ball`, at the top edge, is a ball that left upward through it as the last of
+    /// `points` did, within ``Configuration/lostTimeout``: where that one was going across the
+    /// picture, within two rim widths (a ball keeps its speed across in flight; a shot from the
+    /// edge of the picture crosses a good part of it while out of sight).
+    private func comesBackFromAbove(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
+        guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout,
+            nearTop(last), nearTop(ball)
+        else { return false }
+        let rising = points.suffix(6)
+        guard let first = rising.first, last.time - first.time > 0.05, first.y > last.y else { return false }
+        let across = (last.x - first.x) / (last.time - first.time)
+        return abs(ball.x - (last.x + across * (ball.time - last.time))) < rimWidth * 2
+    }
+
+    /// The points of a track that left upward through the top of the picture, when `ball`, the
+    /// first of a new track, comes back down through it where that one would (the latest such).
+    private func flightAboveThePicture(before ball: BallObservation) -> [BallObservation]? {
+        guard nearTop(ball) else { return nil }
+        return history.values.filter { comesBackFromAbove(ball, after: $0) }.max { $0.last!.time < $1.last!.time }
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
@@ -266,8 +292,10 @@ public final class ShotEventDetector {
                 // Moving: 1.5 px or a fifth of its radius per 1/30 s, whatever the frame rate; and
                 // not further than a ball flies (the track jumped to it from something else).
                 let step = (b.time - a.time) * 30
-                guard moved > max(1.5, a.radius * 0.2) * step, moved < rimWidth * step, b.time - a.time < 0.2,
-                    b.y <= a.y + a.radius
+                // Out of sight above the picture in between: one flight (`flightAboveThePicture`).
+                let overTheTop = nearTop(a) && nearTop(b) && b.time - a.time < configuration.lostTimeout
+                guard overTheTop || moved > max(1.5, a.radius * 0.2) * step, moved < rimWidth * step,
+                    overTheTop || b.time - a.time < 0.2, b.y <= a.y + a.radius
                 else { break }
                 releaseIndex -= 1
             }
