@@ -21,6 +21,8 @@ public final class ONVIFTestDevice: @unchecked Sendable {
         case noWrapper = "no-wrapper"
         /// The first GetStreamUri is not answered: the connection is closed (a busy camera).
         case dropsFirstStreamURI = "drops-first-stream-uri"
+        /// The sub profile is listed, but its GetStreamUri is refused with a fault (stream turned off).
+        case subStreamOff = "sub-stream-off"
     }
 
     public let auth: Auth

@@ -538,6 +538,58 @@ struct WebUITests {
         }
     }
 
+    /// A camera that lists a profile but refuses its stream address (its second stream turned off
+    /// in its own settings): after the login, the page offers the stream it has and names the one
+    /// it has not, with the camera's reason, on a phone's width without scrolling sideways.
+    @Test(
+        "discover a camera with a stream turned off → its reason is shown beside the stream it has",
+        .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"))
+    func discoveredStreamTurnedOff() async throws {
+        let link = try NetworkNamespaceLink()
+        defer { link.close() }
+        let camera = ONVIFTestDevice(
+            name: "Half", address: link.deviceAddress, port: 80, namespace: link.device, discovery: true,
+            quirks: [.subStreamOff])
+        try camera.start()
+        defer { camera.stop() }
+        let server = try await TestServer.start { $0.allowedNetworks = [link.subnet] }
+        defer { Task { await server.stop() } }
+        _ = try await server.user("looker")
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "looker")
+            try await Self.tab(browser, "cameras")
+            try await browser.click("#discover")
+            let found = "#discovered li[data-address=\"\(link.deviceAddress)\"]"
+            try await browser.wait(
+                for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
+            try await browser.click("\(found) button")
+            try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
+            try await browser.type("#confirm-input", camera.user)
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the password", "return document.getElementById('confirm-input').type === 'password'")
+            try await browser.type("#confirm-input", camera.password)
+            try await browser.click("#confirm-yes")
+            try await browser.wait(
+                for: "the stream it has", timeout: .seconds(15),
+                "return !!document.querySelector('\(found) button[title$=\"/main\"]')")
+            let notes =
+                try await browser.run(
+                    "return [...document.querySelectorAll('\(found) .stream-missing, \(found) .pill.bad')].map(p => p.innerText)"
+                ) as? [String] ?? []
+            #expect(
+                notes == ["SubStream 640×360: no stream address. The camera says: “The sub stream is turned off”."],
+                "\(notes)")
+            #expect(!notes.joined().contains(camera.password), "\(notes)")
+            let offered =
+                try await browser.run(
+                    "return document.querySelectorAll('\(found) button[title^=\"rtsp:\"]').length") as? Int
+            #expect(offered == 1, "only the main stream is offered: \(String(describing: offered))")
+            #expect(try await browser.overflow() == 0, "the discovered list scrolls sideways on a phone")
+            try await browser.screenshot("discovered-stream-off", .phone)
+        }
+    }
+
     @Test(
         "discover ipycam (a virtual camera from PyPI) → log in to read its streams → Add uses its stream URI → live video",
         .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"))

@@ -124,6 +124,11 @@ class Device:
             token = find(root, "ProfileToken")
             if token is None or token.text not in ("main", "sub"):
                 return fault("s:Sender", "ter:InvalidArgVal", "No such profile")
+            # sub-stream-off: the second stream is turned off in the camera's own settings; its
+            # profile is still listed, but asking for its address is refused (many NVR-bundled
+            # cameras ship so).
+            if operation == "GetStreamUri" and token.text == "sub" and "sub-stream-off" in a.quirk:
+                return fault("s:Receiver", "ter:IncompleteConfiguration", "The sub stream is turned off")
             uri = a.rtsp_uri if operation == "GetStreamUri" else f"http://{a.xaddr_host}:{self.port}/snapshot.jpg"
             uri = uri.replace("{profile}", token.text)
             return envelope(
@@ -296,7 +301,7 @@ def main():
         "--quirk", action="append", default=[],
         choices=[
             "auth-for-time", "rfc2069-digest", "ipv6-xaddrs", "relates-to-rewritten", "soap11", "no-wrapper",
-            "drops-first-stream-uri",
+            "drops-first-stream-uri", "sub-stream-off",
         ],
         help="behave as some real devices do (see the comments where each applies)")
     args = parser.parse_args()

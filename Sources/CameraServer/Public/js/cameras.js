@@ -372,9 +372,13 @@ function render(devices, login = null) {
       if (found.error) item.append(el("span", { class: "pill bad", text: found.error }));
       item.append(el("button", { class: "secondary small", type: "button", text: "Log in to read its streams", onclick: () => readProfiles(device) }));
     }
-    // A profile the camera gave no address for is named, with the camera's reason.
+    // A profile the camera gave no address for is named, with the camera's own reason (the
+    // protocol's words stay in the tooltip).
     for (const { profile, streamError } of (found.profiles || []).filter((p) => !p.streamURL)) {
-      item.append(el("span", { class: "pill bad", text: `${profile.name || profile.token}: no stream address (${streamError || "the camera gave none"})` }));
+      const size = profile.width && profile.height ? ` ${profile.width}×${profile.height}` : "";
+      const reason = (streamError || "").replace(/^the device answered with a SOAP fault \S+: /, "");
+      item.append(el("p", { class: "stream-missing", title: streamError || "",
+        text: `${profile.name || profile.token}${size}: no stream address. ${reason ? `The camera says: “${reason}”.` : "The camera gave none."}` }));
     }
     list.append(item);
   }
