@@ -538,6 +538,27 @@ struct WebUITests {
         }
     }
 
+    /// On the Cameras tab: Find cameras, wait for the camera at `address`, and give its ONVIF login
+    /// when asked (without it, its streams are hidden). Returns the CSS selector of its list item.
+    static func discoverAndLogIn(_ browser: Browser, address: String, user: String, password: String) async throws
+        -> String
+    {
+        try await tab(browser, "cameras")
+        try await browser.click("#discover")
+        let found = "#discovered li[data-address=\"\(address)\"]"
+        try await browser.wait(
+            for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
+        try await browser.click("\(found) button")
+        try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
+        try await browser.type("#confirm-input", user)
+        try await browser.click("#confirm-yes")
+        try await browser.wait(
+            for: "the password", "return document.getElementById('confirm-input').type === 'password'")
+        try await browser.type("#confirm-input", password)
+        try await browser.click("#confirm-yes")
+        return found
+    }
+
     /// A camera that lists a profile but refuses its stream address (its second stream turned off
     /// in its own settings): after the login, the page offers the stream it has and names the one
     /// it has not, with the camera's reason, on a phone's width without scrolling sideways.
@@ -557,19 +578,8 @@ struct WebUITests {
         _ = try await server.user("looker")
         try await Browser.with(.phone) { browser in
             try await Self.signIn(browser, server, as: "looker")
-            try await Self.tab(browser, "cameras")
-            try await browser.click("#discover")
-            let found = "#discovered li[data-address=\"\(link.deviceAddress)\"]"
-            try await browser.wait(
-                for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
-            try await browser.click("\(found) button")
-            try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
-            try await browser.type("#confirm-input", camera.user)
-            try await browser.click("#confirm-yes")
-            try await browser.wait(
-                for: "the password", "return document.getElementById('confirm-input').type === 'password'")
-            try await browser.type("#confirm-input", camera.password)
-            try await browser.click("#confirm-yes")
+            let found = try await Self.discoverAndLogIn(
+                browser, address: link.deviceAddress, user: camera.user, password: camera.password)
             try await browser.wait(
                 for: "the stream it has", timeout: .seconds(15),
                 "return !!document.querySelector('\(found) button[title$=\"/main\"]')")
@@ -608,20 +618,8 @@ struct WebUITests {
 
         try await Browser.with(.desktop) { browser in
             try await Self.signIn(browser, server, as: "finder")
-            try await Self.tab(browser, "cameras")
-            try await browser.click("#discover")
-            let found = "#discovered li[data-address=\"\(link.deviceAddress)\"]"
-            try await browser.wait(
-                for: "the found camera", timeout: .seconds(15), "return !!document.querySelector('\(found)')")
-            // Without the camera's login its streams are hidden: log in to read them.
-            try await browser.click("\(found) button")
-            try await browser.wait(for: "the user name", "return document.getElementById('confirm-dialog').open")
-            try await browser.type("#confirm-input", "admin")
-            try await browser.click("#confirm-yes")
-            try await browser.wait(
-                for: "the password", "return document.getElementById('confirm-input').type === 'password'")
-            try await browser.type("#confirm-input", "secret")
-            try await browser.click("#confirm-yes")
+            let found = try await Self.discoverAndLogIn(
+                browser, address: link.deviceAddress, user: "admin", password: "secret")
             try await browser.wait(
                 for: "the stream buttons", timeout: .seconds(15),
                 "return !!document.querySelector('\(found) button[title=\"\(stream)\"]')")
