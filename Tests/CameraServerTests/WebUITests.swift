@@ -561,11 +561,12 @@ struct WebUITests {
 
     /// A camera that lists a profile but refuses its stream address (its second stream turned off
     /// in its own settings): after the login, the page offers the stream it has and names the one
-    /// it has not, with the camera's reason, on a phone's width without scrolling sideways.
+    /// it has not, with the camera's reason, on a phone and a desktop without scrolling sideways.
     @Test(
         "discover a camera with a stream turned off → its reason is shown beside the stream it has",
-        .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"))
-    func discoveredStreamTurnedOff() async throws {
+        .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for a network namespace"),
+        arguments: Browser.Screen.allCases)
+    func discoveredStreamTurnedOff(screen: Browser.Screen) async throws {
         let link = try NetworkNamespaceLink()
         defer { link.close() }
         let camera = ONVIFTestDevice(
@@ -576,7 +577,7 @@ struct WebUITests {
         let server = try await TestServer.start { $0.allowedNetworks = [link.subnet] }
         defer { Task { await server.stop() } }
         _ = try await server.user("looker")
-        try await Browser.with(.phone) { browser in
+        try await Browser.with(screen) { browser in
             try await Self.signIn(browser, server, as: "looker")
             let found = try await Self.discoverAndLogIn(
                 browser, address: link.deviceAddress, user: camera.user, password: camera.password)
@@ -595,8 +596,8 @@ struct WebUITests {
                 try await browser.run(
                     "return document.querySelectorAll('\(found) button[title^=\"rtsp:\"]').length") as? Int
             #expect(offered == 1, "only the main stream is offered: \(String(describing: offered))")
-            #expect(try await browser.overflow() == 0, "the discovered list scrolls sideways on a phone")
-            try await browser.screenshot("discovered-stream-off", .phone)
+            #expect(try await browser.overflow() == 0, "the discovered list scrolls sideways at \(screen)")
+            try await browser.screenshot("discovered-stream-off", screen)
         }
     }
 
