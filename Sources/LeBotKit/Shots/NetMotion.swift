@@ -57,7 +57,14 @@ public struct NetMotion: Sendable {
         let previous = compared.pixels
         var changed = 0
         var counted = 0
-        let near = (balls + compared.balls).map { ball in (ball.x, ball.y, (ball.radius * 2.5) * (ball.radius * 2.5)) }
+        // Only the balls whose ring reaches the box are tested at each pixel (most seen are elsewhere).
+        let near = (balls + compared.balls).compactMap { ball -> (Double, Double, Double)? in
+            let reach = ball.radius * 2.5
+            guard ball.x + reach >= Double(x0), ball.x - reach <= Double(x1), ball.y + reach >= Double(y0),
+                ball.y - reach <= Double(y1)
+            else { return nil }
+            return (ball.x, ball.y, reach * reach)
+        }
         for row in y0..<y1 {
             for column in x0..<x1 {
                 let (px, py) = (Double(column), Double(row))

@@ -294,9 +294,8 @@ public final class ShotEventDetector {
                 let step = (b.time - a.time) * 30
                 // Out of sight above the picture in between: one flight (`flightAboveThePicture`).
                 let overTheTop = nearTop(a) && nearTop(b) && b.time - a.time < configuration.lostTimeout
-                guard overTheTop || moved > max(1.5, a.radius * 0.2) * step, moved < rimWidth * step,
-                    overTheTop || b.time - a.time < 0.2, b.y <= a.y + a.radius
-                else { break }
+                let flying = overTheTop || (moved > max(1.5, a.radius * 0.2) * step && b.time - a.time < 0.2)
+                guard flying, moved < rimWidth * step, b.y <= a.y + a.radius else { break }
                 releaseIndex -= 1
             }
             // Picked up in flight: its rise is another track's, ended just before, near it.

@@ -11,6 +11,8 @@ public struct ONVIFDeviceDescription: Sendable, Codable, Equatable {
         public var streamURL: String?
         /// Why ``streamURL`` is missing (the camera's fault, a timeout), when it is.
         public var streamError: String?
+        /// The camera's own words, when it refused (a SOAP fault's reason), for a person to read.
+        public var streamRefusal: String?
     }
 
     public var device: DiscoveredDevice
@@ -65,6 +67,8 @@ public struct ONVIFDeviceDescription: Sendable, Codable, Equatable {
                 guard case .transport = error else { break attempts }
             }
         }
-        return Profile(profile: profile, streamURL: nil, streamError: failure?.description)
+        var refusal: String?
+        if case .fault(_, _, let reason) = failure { refusal = reason }
+        return Profile(profile: profile, streamURL: nil, streamError: failure?.description, streamRefusal: refusal)
     }
 }

@@ -374,9 +374,9 @@ function render(devices, login = null) {
     }
     // A profile the camera gave no address for is named, with the camera's own reason (the
     // protocol's words stay in the tooltip).
-    for (const { profile, streamError } of (found.profiles || []).filter((p) => !p.streamURL)) {
+    for (const { profile, streamError, streamRefusal } of (found.profiles || []).filter((p) => !p.streamURL)) {
       const size = profile.width && profile.height ? ` ${profile.width}×${profile.height}` : "";
-      const reason = (streamError || "").replace(/^the device answered with a SOAP fault \S+: /, "");
+      const reason = streamRefusal || streamError;
       item.append(el("p", { class: "stream-missing", title: streamError || "",
         text: `${profile.name || profile.token}${size}: no stream address. ${reason ? `The camera says: “${reason}”.` : "The camera gave none."}` }));
     }
