@@ -40,11 +40,13 @@ import Testing
     /// coming down at `slope` pixels down per pixel across (steep when large), then moving by `fall`
     /// pixels per frame for 0.67 s (through the net: nearly straight down); the net swings for a
     /// second after the crossing when `netSwings`. With `drawn`, the ball is in the pictures too,
-    /// and the tracker does not report it in the frames `unseen` (indices after the crossing).
+    /// and the tracker does not report it in the frames `unseen` (indices after the crossing). With
+    /// `turned` frames, the ball came off the board: it went on toward it past `entryX`, and its last
+    /// `turned` frames above the rim line move as `fall.x` says (negative: back, away from the board).
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
         fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, shooterX: Double = 80,
-        drawn: Bool = false, unseen: Range<Int> = 0..<0
+        drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -58,9 +60,14 @@ import Testing
             let t = Double(i) / 20
             points.append((shooterX + (apexX - shooterX) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
         }
+        let turnX = entryX - toward * Double(turned) * fall.x
         for i in 1...10 {
             let t = Double(i) / 10
-            points.append((apexX + (entryX - apexX) * t, 10 + 50 * t * t + 2 * t))
+            let x =
+                i <= 10 - turned
+                ? apexX + (turnX - apexX) * Double(i) / Double(10 - turned)
+                : turnX + toward * Double(i - 10 + turned) * fall.x
+            points.append((x, 10 + 50 * t * t + 2 * t))
         }
         for i in 1...20 { points.append((entryX + toward * Double(i) * fall.x, 62 + Double(i) * fall.y)) }
         var crossed: (time: Double, index: Int)?
@@ -105,6 +112,21 @@ import Testing
         var tips = CoachingTipsManager()
         let tip = tips.tip(for: CoachingContext(outcome: .miss, reason: past.first?.reason))
         #expect(tip.lowercased().contains("elbow"), "\(tip)")
+    }
+
+    /// Off the board, the ball's speed across changes just above the rim: what it kept under the rim
+    /// is measured against the speed it came off the board with, not the one it came in with.
+    @Test func aLongOffTheBoardThatKeepsItsSpeedBackWentPastTheRim() {
+        // On toward the board at about 8 px a frame, then back at 4.2 for the last three frames
+        // and on under the rim (a long), or back at 1.5 (steep: the net swung and decides) and held
+        // by the net (a bank).
+        let bank = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (-1.5, 5), netSwings: true, turned: 3)
+        #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
+        let long = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (-4.2, 5), netSwings: false, turned: 3)
+        #expect(long.map(\.outcome) == [.miss], "\(long.map(\.reason))")
+        #expect(long.first?.reason.hasPrefix("went wide") == true, "\(long.map(\.reason))")
     }
 
     /// Noah's numbers are the ones the view gives: from the side, the entry angle and how deep

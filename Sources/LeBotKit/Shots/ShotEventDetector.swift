@@ -504,11 +504,22 @@ public final class ShotEventDetector {
     /// makes kept 0.35–0.6 of it from the side; balls that passed the rim kept 0.96–1.3. At 45° a
     /// make can keep 0.9 or gain speed across (2× with a hand-held camera): the camera's tilt slants
     /// a straight fall, more the faster it falls; so can a ball pushed by the board. Neither is taken
-    /// for a ball that went past. Speeds over the last four frames above the rim line and the first
-    /// four a third of a rim width or more under it.
+    /// for a ball that went past. Speeds over the last four frames above the rim line (from where it
+    /// last turned across the picture, when it did: a long off the board turns just above the rim,
+    /// and the speed it came in with says nothing of the one it fell with) and the first four a
+    /// third of a rim width or more under it.
     func passedBeside(_ attempt: Attempt) -> Bool {
         guard let crossing = attempt.crossing else { return false }
-        let before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
+        var before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
+        // Only since the ball last turned across the picture: off the board, the speed it came in
+        // with is not the speed it fell with.
+        if before.count >= 3 {
+            let points = Array(before)
+            let heading = points[points.count - 1].x - points[points.count - 2].x
+            if let turn = (1..<points.count - 1).last(where: { (points[$0].x - points[$0 - 1].x) * heading < 0 }) {
+                before = before.suffix(points.count - turn)
+            }
+        }
         let after = attempt.points.filter {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
         }.prefix(4)
