@@ -123,6 +123,33 @@ struct AppRoutesTests {
         #expect(badRim.status == 400 && badRim.text.contains("x,y,width,height"), "\(badRim.text)")
     }
 
+    @Test("an uploaded workout's tips fit how each miss went: short → legs, long → touch, wide → elbow")
+    func workoutTipsFitTheMiss() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
+        let video = Array(try Data(contentsOf: URL(fileURLWithPath: workout.path)))
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let rim = workout.rim.map { String($0) }.joined(separator: ",")
+        let posted = try await server.request(.POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video)
+        #expect(posted.status == 201, "\(posted.text)")
+        let shots = (posted.object["analysis"] as? [String: Any])?["shots"] as? [[String: Any]] ?? []
+        let tips = posted.object["tips"] as? [String] ?? []
+        #expect(tips.count == shots.count && !shots.isEmpty)
+        let words: [String: [String]] = [
+            "short": ["legs", "knees"], "long": ["front of the rim", "ease"], "wide": ["elbow"],
+        ]
+        var sided = 0
+        for (shot, tip) in zip(shots, tips) {
+            guard let side = shot["missedBy"] as? String, (shot["entryAngle"] as? Double ?? 90) >= 35 else { continue }
+            sided += 1
+            let fits = words[side]?.contains { tip.lowercased().contains($0) } == true
+            #expect(fits, "a miss \(side) (\(shot["reason"] ?? "")) got the tip “\(tip)”")
+        }
+        #expect(sided >= 1, "no miss said which way it went: \(shots.map { $0["reason"] ?? "" })")
+    }
+
     @Test("a workout's analysis reports its progress and stops when cancelled, keeping nothing")
     func analysisProgressAndCancel() async throws {
         let folder = try temporaryDirectory()

@@ -51,12 +51,12 @@ func shot(_ outcome: ShotOutcome, number: Int = 1, angle: Double? = 45, reason: 
     @Test func tipsFitTheShotAndNeverRepeatBackToBack() {
         var manager = CoachingTipsManager(seed: 3)
         let flat = manager.tip(
-            for: CoachingContext(outcome: .miss, streak: -1, entryAngle: 28, reason: "came down beyond the rim"))
+            for: CoachingContext(outcome: .miss, streak: -1, entryAngle: 28, missedBy: .long))
         #expect(flat.lowercased().contains("arc"))
         let short = manager.tip(
-            for: CoachingContext(outcome: .miss, streak: -1, entryAngle: 45, reason: "came down in front of the rim"))
+            for: CoachingContext(outcome: .miss, streak: -1, entryAngle: 45, missedBy: .short))
         #expect(short.lowercased().contains("legs") || short.lowercased().contains("knees"))
-        let wide = manager.tip(for: CoachingContext(outcome: .miss, streak: -2, reason: "came down left of the rim"))
+        let wide = manager.tip(for: CoachingContext(outcome: .miss, streak: -2, missedBy: .wide))
         #expect(wide.lowercased().contains("elbow"), "\(wide)")
         let onFire = manager.tip(for: CoachingContext(outcome: .make, streak: 4))
         #expect(CoachingTips.standard.encouragement.contains(onFire))

@@ -110,7 +110,8 @@ import Testing
         #expect(past.map(\.outcome) == [.miss], "\(past.map(\.reason))")
         #expect(past.first?.reason.hasPrefix("went wide") == true, "\(past.map(\.reason))")
         var tips = CoachingTipsManager()
-        let tip = tips.tip(for: CoachingContext(outcome: .miss, reason: past.first?.reason))
+        #expect(past.first?.missedBy == .wide)
+        let tip = tips.tip(for: CoachingContext(outcome: .miss, missedBy: past.first?.missedBy))
         #expect(tip.lowercased().contains("elbow"), "\(tip)")
     }
 

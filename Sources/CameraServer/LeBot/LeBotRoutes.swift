@@ -315,8 +315,13 @@ struct LeBotService: Sendable {
         var coach = CoachingTipsManager()
         var streak = 0
         let tips = analysis.shots.map { shot -> String in
-            streak = shot.outcome == .make ? streak + 1 : 0
-            return coach.tip(for: CoachingContext(outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle))
+            // Makes in a row count up, misses in a row down (as a training session counts them).
+            switch shot.outcome {
+            case .make: streak = max(0, streak) + 1
+            case .miss: streak = min(0, streak) - 1
+            case .indeterminate: break
+            }
+            return coach.tip(for: CoachingContext(shot, streak: streak))
         }
         var stored = analysis
         stored.source = "upload"

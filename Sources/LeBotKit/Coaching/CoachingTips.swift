@@ -132,14 +132,19 @@ public struct CoachingContext: Sendable {
     /// Consecutive makes (positive) or misses (negative) including this shot.
     public var streak: Int
     public var entryAngle: Double?
-    /// The detector's words for how a miss went (`came down in front of the rim`, …).
-    public var reason: String?
+    /// Which way a miss went, when the view told (``ShotEvent/missedBy``).
+    public var missedBy: MissSide?
 
-    public init(outcome: ShotOutcome, streak: Int = 0, entryAngle: Double? = nil, reason: String? = nil) {
+    public init(outcome: ShotOutcome, streak: Int = 0, entryAngle: Double? = nil, missedBy: MissSide? = nil) {
         self.outcome = outcome
         self.streak = streak
         self.entryAngle = entryAngle
-        self.reason = reason
+        self.missedBy = missedBy
+    }
+
+    /// The context of a detected shot.
+    public init(_ shot: ShotEvent, streak: Int) {
+        self.init(outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle, missedBy: shot.missedBy)
     }
 }
 
@@ -162,25 +167,25 @@ public struct CoachingTipsManager: Sendable {
         case .make:
             candidates = context.streak >= 3 ? tips.encouragement : tips.makes
         case .miss:
-            let reason = context.reason ?? ""
             if let angle = context.entryAngle, angle < 35 {
                 candidates = tips.tips.filter { $0.lowercased().contains("arc") }
-            } else if reason.contains("went wide") || reason.contains("left of the rim")
-                || reason.contains("right of the rim")
-            {
-                candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
-            } else if reason.contains("in front") {
-                candidates = tips.tips.filter {
-                    let t = $0.lowercased()
-                    return t.contains("legs") || t.contains("knees")
-                }
-            } else if reason.contains("beyond") {
-                candidates = tips.tips.filter {
-                    let t = $0.lowercased()
-                    return t.contains("front of the rim") || t.contains("ease")
-                }
             } else {
-                candidates = []
+                switch context.missedBy {
+                case .wide:
+                    candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
+                case .short:
+                    candidates = tips.tips.filter {
+                        let t = $0.lowercased()
+                        return t.contains("legs") || t.contains("knees")
+                    }
+                case .long:
+                    candidates = tips.tips.filter {
+                        let t = $0.lowercased()
+                        return t.contains("front of the rim") || t.contains("ease")
+                    }
+                case nil:
+                    candidates = []
+                }
             }
             if candidates.isEmpty { candidates = context.streak <= -3 ? tips.misses : tips.tips + tips.misses }
         case .indeterminate:

@@ -35,9 +35,7 @@ public struct FallbackShotAnalyzer: Sendable {
                 errors.append(error)
             }
         }
-        let tip = tips.tip(
-            for: CoachingContext(
-                outcome: shot.outcome, streak: streak, entryAngle: shot.entryAngle, reason: shot.reason))
+        let tip = tips.tip(for: CoachingContext(shot, streak: streak))
         return Answer(
             response: ShotAnalysisResponse(outcome: shot.outcome, tip: tip), source: nil, errors: errors,
             seconds: (ContinuousClock.now - started).seconds)

@@ -200,10 +200,7 @@ final class BackgroundCoach: Sendable {
         return state.withLock { state in
             for (_, waiting) in state.pending.sorted(by: { $0.key < $1.key }) {
                 let shot = waiting.shot
-                let tip = state.tips.tip(
-                    for: CoachingContext(
-                        outcome: shot.outcome, streak: waiting.streak, entryAngle: shot.entryAngle,
-                        reason: shot.reason))
+                let tip = state.tips.tip(for: CoachingContext(shot, streak: waiting.streak))
                 state.answers.append(
                     (
                         shot,

@@ -21,6 +21,16 @@ public enum ShotOutcome: String, Sendable, Codable, CaseIterable {
     }
 }
 
+/// Which way a missed shot went, when the view says: what a coach's tip is chosen by.
+public enum MissSide: String, Sendable, Codable, CaseIterable {
+    /// Came down in front of the rim (from the side).
+    case short
+    /// Came down beyond the rim (from the side).
+    case long
+    /// Left or right of the rim (from behind), or past it in front or behind (from the side).
+    case wide
+}
+
 /// One shot attempt and how it ended.
 public struct ShotEvent: Sendable, Codable, Equatable {
     /// 1 for the session's first attempt.
@@ -35,6 +45,8 @@ public struct ShotEvent: Sendable, Codable, Equatable {
     public var outcome: ShotOutcome
     /// Why, in words.
     public var reason: String
+    /// For a miss, which way it went, when the view tells (nil: it does not, or not a miss).
+    public var missedBy: MissSide?
     public var releasePoint: NormalizedPoint
     /// Angle below horizontal at which the ball came down through the rim line, degrees.
     public var entryAngle: Double?
@@ -58,9 +70,10 @@ public struct ShotEvent: Sendable, Codable, Equatable {
         number: Int, releaseTime: Double, apexTime: Double, rimTime: Double?, decidedTime: Double,
         outcome: ShotOutcome, reason: String, releasePoint: NormalizedPoint, entryAngle: Double?, apexHeight: Double,
         trajectory: Trajectory?, depth: Double? = nil, leftRight: Double? = nil, arcFeet: Double? = nil,
-        netMotion: Double? = nil
+        netMotion: Double? = nil, missedBy: MissSide? = nil
     ) {
         self.netMotion = netMotion
+        self.missedBy = missedBy
         self.depth = depth
         self.leftRight = leftRight
         self.arcFeet = arcFeet

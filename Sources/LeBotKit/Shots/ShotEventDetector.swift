@@ -587,16 +587,20 @@ public final class ShotEventDetector {
         let depth = fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) }
         let leftRight = fromBehind ? across : nil
         var reason = reason
+        var missedBy: MissSide?
         if reason == Self.cameDownBeside, let depth {
             reason = depth < 0 ? "came down in front of the rim" : "came down beyond the rim"
+            missedBy = depth < 0 ? .short : .long
         } else if reason == Self.cameDownBeside, let leftRight {
             reason = leftRight < 0 ? "came down left of the rim" : "came down right of the rim"
+            missedBy = .wide
         } else if reason == Self.passedBesideRim {
             // From the side, in front of or behind the rim is wide of it; from behind, short or long.
             reason =
                 fromBehind
                 ? "fell short or long of the rim: it kept its speed across under it, which a net takes"
                 : "went wide: it passed in front of or behind the rim and kept its speed across under it, which a net takes"
+            missedBy = fromBehind ? nil : .wide
         }
         return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
@@ -607,6 +611,7 @@ public final class ShotEventDetector {
             apexHeight: (rimLine - attempt.apex.y) / height,
             trajectory: Trajectory.fit(Array(rising.count >= 3 ? rising : points[...])),
             depth: depth, leftRight: leftRight,
-            arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion)
+            arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion,
+            missedBy: outcome == .miss ? missedBy : nil)
     }
 }
