@@ -123,7 +123,7 @@ import Testing
         let shot = ShotEvent(
             number: 1, releaseTime: 1, apexTime: 1.5, rimTime: 2, decidedTime: 2.2, outcome: .miss,
             reason: "came down in front of the rim", releasePoint: NormalizedPoint(x: 0.2, y: 0.5), entryAngle: 44,
-            apexHeight: 0.1, trajectory: nil)
+            apexHeight: 0.1, trajectory: nil, missedBy: .short)
         let viaProxy = await chain.analyze(shotRequest, shot: shot, tips: &tips, streak: -1)
         #expect(viaProxy.source == 1)
         #expect(viaProxy.response.tip == "Great arc, keep it.")

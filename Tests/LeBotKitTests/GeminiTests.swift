@@ -138,7 +138,7 @@ func config(_ server: GeminiTestServer) -> GeminiConfiguration {
         let shot = ShotEvent(
             number: 1, releaseTime: 1, apexTime: 1.5, rimTime: 2, decidedTime: 2.2, outcome: .miss,
             reason: "came down in front of the rim", releasePoint: NormalizedPoint(x: 0.2, y: 0.5), entryAngle: 44,
-            apexHeight: 0.1, trajectory: nil)
+            apexHeight: 0.1, trajectory: nil, missedBy: .short)
         let viaREST = await chain.analyze(request, shot: shot, tips: &tips, streak: -1)
         #expect(viaREST.source == 1)
         #expect(viaREST.response.tip == "Great arc, keep it.")
