@@ -49,6 +49,7 @@ public enum CourtCorpus {
         ("held-out, first scored at the end of stop 32", [901, 902, 903]),
         ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
         ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
+        ("held-out, first scored at the end of stop 34", [1201, 1202, 1203]),
     ]
 
     public struct Options: Sendable {
