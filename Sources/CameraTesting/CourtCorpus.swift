@@ -49,7 +49,8 @@ public enum CourtCorpus {
         ("held-out, first scored at the end of stop 32", [901, 902, 903]),
         ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
         ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
-        ("held-out, first scored at the end of stop 34", [1201, 1202, 1203]),
+        ("first scored at the end of stop 34, then looked at (two rims not found): seen", [1201, 1202, 1203]),
+        ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
     ]
 
     public struct Options: Sendable {

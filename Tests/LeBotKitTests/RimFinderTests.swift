@@ -146,6 +146,36 @@ enum RimSeeds {
         try await checkMoved(RimSeeds.movedHeldOut, "held-out")
     }
 
+    /// A light wall with a tan stripe along it: pieces of the stripe are flat, still and orange
+    /// enough, with "white" all round, and flatter than a hoop seen at 45°. One runs out of the
+    /// side of the picture; one is wider than a rim that lets a shot fit in the picture. The hoop
+    /// is found, not either of them.
+    @Test func aStripeOnTheWallIsNotTakenForTheRim() throws {
+        var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 128, 128])
+        func paint(_ x: Int, _ y: Int, _ colour: (y: UInt8, u: UInt8, v: UInt8)) {
+            frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = colour.y
+            frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = colour.u
+            frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = colour.v
+        }
+        let tan: (y: UInt8, u: UInt8, v: UInt8) = (120, 108, 150)
+        for x in 0..<50 { for y in 120..<122 { paint(x, y, tan) } }  // out of the left side
+        for x in 150..<220 { for y in 140..<142 { paint(x, y, tan) } }  // 70 px: over a sixth of 320
+        // The hoop: an ellipse 28 × 8 px around (220, 60), 2 px thick; the wall below is its net.
+        for step in 0..<720 {
+            let angle = Double(step) / 720 * 2 * .pi
+            for thickness in 0..<2 {
+                let x = Int((220 + (14 - Double(thickness)) * cos(angle)).rounded())
+                let y = Int((60 + (4 - Double(thickness)) * sin(angle)).rounded())
+                paint(x, y, (110, 100, 170))
+            }
+        }
+        var accumulator = RimFinder.Accumulator(width: 320, height: 180)
+        for _ in 0..<5 { accumulator.add(frame) }
+        let found = try #require(accumulator.result(minimumConfidence: 0.3))
+        let centre = (x: (found.rim.x + found.rim.width / 2) * 320, y: (found.rim.y + found.rim.height / 2) * 180)
+        #expect(abs(centre.x - 220) < 4 && abs(centre.y - 60) < 4, "found \(found.rim) (\(found.evidence))")
+    }
+
     @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {
         // A still orange shelf (flat, like a rim, but no net and no board) and a ball flying past.
         let path = Corpus.folder + "/no-hoop.mp4"

@@ -208,7 +208,13 @@ public struct RimFinder: Sendable {
             var best: (score: Double, shape: Shape, net: Double, board: Double)?
             for shape in shapes(stable) {
                 let aspect = Double(shape.w) / Double(shape.h)
-                guard shape.w >= max(4, columns / 60), shape.w <= columns / 4, aspect >= 2 else { continue }
+                // Up to a sixth of the picture's width: through a 65° lens that is a rim about 2 m
+                // away, closer than a shot's flight fits in the picture; wider bars are stripes on a
+                // wall or the floor's edge.
+                guard shape.w >= max(4, columns / 60), shape.w <= columns / 6, aspect >= 2 else { continue }
+                // A bar that runs out of the side of the picture goes on beyond it (a stripe, the
+                // floor's edge), and a rim cut by the picture's edge could not be watched anyway.
+                guard shape.minX > 0, shape.maxX < columns - 1 else { continue }
                 // White below the rim (a net), and white beside or above it within a rim's width (a board).
                 let net = fraction(
                     whiteStable, x: shape.minX...shape.maxX,
