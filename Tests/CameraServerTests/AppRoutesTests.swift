@@ -123,15 +123,27 @@ struct AppRoutesTests {
         #expect(badRim.status == 400 && badRim.text.contains("x,y,width,height"), "\(badRim.text)")
     }
 
-    @Test("an uploaded workout's tips fit how each miss went: short → legs, long → touch, wide → elbow")
-    func workoutTipsFitTheMiss() async throws {
+    /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).
+    static func workoutUpload() async throws -> (
+        TestServer, (token: String, refresh: String, id: String), [UInt8], String
+    ) {
         let folder = try temporaryDirectory()
         let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
         let video = Array(try Data(contentsOf: URL(fileURLWithPath: workout.path)))
         let server = try await TestServer.start()
+        do {
+            let user = try await server.user()
+            return (server, user, video, workout.rim.map { String($0) }.joined(separator: ","))
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test("an uploaded workout's tips fit how each miss went: short → legs, long → touch, wide → elbow")
+    func workoutTipsFitTheMiss() async throws {
+        let (server, user, video, rim) = try await Self.workoutUpload()
         defer { Task { await server.stop() } }
-        let user = try await server.user()
-        let rim = workout.rim.map { String($0) }.joined(separator: ",")
         let posted = try await server.request(.POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video)
         #expect(posted.status == 201, "\(posted.text)")
         let shots = (posted.object["analysis"] as? [String: Any])?["shots"] as? [[String: Any]] ?? []
@@ -152,13 +164,8 @@ struct AppRoutesTests {
 
     @Test("a workout's analysis reports its progress and stops when cancelled, keeping nothing")
     func analysisProgressAndCancel() async throws {
-        let folder = try temporaryDirectory()
-        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
-        let video = Array(try Data(contentsOf: URL(fileURLWithPath: workout.path)))
-        let server = try await TestServer.start()
+        let (server, user, video, rim) = try await Self.workoutUpload()
         defer { Task { await server.stop() } }
-        let user = try await server.user()
-        let rim = workout.rim.map { String($0) }.joined(separator: ",")
         let posted = Task {
             try await server.request(
                 .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video,

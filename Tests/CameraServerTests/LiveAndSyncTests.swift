@@ -81,10 +81,14 @@ struct LiveAndSyncTests {
         async let second = watch(base: server.base, cameraID: id, token: user.token, fragments: 3)
         let (one, two) = try await (first, second)
         for viewer in [one, two] {
-            let info = viewer.texts.compactMap {
+            let notes = viewer.texts.compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
-            .first { $0["type"] as? String == "init" }
+            let info = notes.first { $0["type"] as? String == "init" }
+            // The state comes in the words the page shows and their level, not for the page to parse.
+            let state = notes.last { $0["type"] as? String == "state" }
+            #expect(
+                state?["words"] as? String == "playing" && state?["level"] as? String == "ok", "\(viewer.texts)")
             #expect((info?["codec"] as? String)?.hasPrefix("avc1.") == true, "\(viewer.texts)")
             #expect(viewer.boxes.first == "ftyp", "the init segment comes first: \(viewer.boxes.prefix(3))")
             #expect(viewer.boxes.filter { $0 == "moof" }.count >= 3, "\(viewer.boxes)")

@@ -232,6 +232,11 @@ struct WebUITests {
                 for: "'login refused' on the Garage tile", timeout: .seconds(30),
                 "const c = document.querySelector('.cell[data-camera-id=\"\(secondID)\"] .health'); return !!c && c.innerText.startsWith('login refused')"
             )
+            let said = try await browser.run(
+                "return document.querySelector('.cell[data-camera-id=\"\(secondID)\"] .health').innerText")
+            #expect(
+                (said as? String)?.hasPrefix("login refused — check the user name and password") == true,
+                "the Garage tile says: \(said ?? "nothing")")
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("cameras", screen)
 

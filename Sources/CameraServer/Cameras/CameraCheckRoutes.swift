@@ -202,6 +202,21 @@ extension CameraService {
         let events = tables.events.withLock { $0[id] ?? [] }
         let problem = events.last { [.frozen, .noData, .recovered].contains($0.event.kind) }
         let jump = events.last { $0.event.kind == .timestampJump && $0.at > Date().addingTimeInterval(-10) }
+        if case .playing = state {
+            if let problem, problem.event.kind == .noData {
+                return HealthWords(level: "bad", summary: "no picture", since: problem.at)
+            }
+            if let problem, problem.event.kind == .frozen {
+                return HealthWords(level: "bad", summary: "picture frozen", since: problem.at)
+            }
+            if let jump { return HealthWords(level: "warn", summary: jump.event.reason, since: jump.at) }
+        }
+        return Self.words(for: state, since: since, lost: lost)
+    }
+
+    /// What a stream's state says to a person (the health summary's words and the live view's):
+    /// `lost` is when a picture that had been playing went away, if it did.
+    static func words(for state: StreamState, since: Date?, lost: Date?) -> HealthWords {
         switch state {
         case .idle:
             return HealthWords(level: "idle", summary: "not streaming (opens when someone watches)", since: since)
@@ -225,13 +240,6 @@ extension CameraService {
             }
             return HealthWords(level: "bad", summary: "failed: \(reason)", since: since)
         case .playing:
-            if let problem, problem.event.kind == .noData {
-                return HealthWords(level: "bad", summary: "no picture", since: problem.at)
-            }
-            if let problem, problem.event.kind == .frozen {
-                return HealthWords(level: "bad", summary: "picture frozen", since: problem.at)
-            }
-            if let jump { return HealthWords(level: "warn", summary: jump.event.reason, since: jump.at) }
             return HealthWords(level: "ok", summary: "playing", since: since)
         }
     }

@@ -469,7 +469,8 @@ final class CameraService: Sendable {
 
     /// Forwards the camera's live view to a WebSocket until the viewer goes away: a header becomes
     /// a JSON text message (`{"type":"init","codec":…}`) followed by the init segment, fragments
-    /// become binary messages, state changes `{"type":"state","state":…}`.
+    /// become binary messages, state changes `{"type":"state","state":…,"level":…,"words":…}` (the
+    /// words and level the health summary gives, so the page says them as they are).
     func liveView(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, cameraID: UUID, url: String,
         signedOut: @escaping @Sendable () -> Bool = { false }
@@ -487,6 +488,9 @@ final class CameraService: Sendable {
                 try await outbound.write(.text(Self.text(["type": "error", "message": "signed out"])))
             }
             group.addTask {
+                // Once it has played, a lost picture is said as such.
+                var played = false
+                var lost: Date?
                 for await message in messages {
                     switch message {
                     case .header(let header):
@@ -500,7 +504,18 @@ final class CameraService: Sendable {
                     case .fragment(let bytes):
                         try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
                     case .state(let state):
-                        try await outbound.write(.text(Self.text(["type": "state", "state": state.description])))
+                        if case .playing = state {
+                            (played, lost) = (true, nil)
+                        } else if played, lost == nil, case .reconnecting = state {
+                            lost = Date()
+                        }
+                        let words = Self.words(for: state, since: nil, lost: lost)
+                        try await outbound.write(
+                            .text(
+                                Self.text([
+                                    "type": "state", "state": state.description, "level": words.level,
+                                    "words": words.summary,
+                                ])))
                     }
                 }
             }

@@ -133,7 +133,7 @@ function livePlayer(video, cameraID, profileID, onHealth) {
       if (typeof event.data === "string") {
         const message = JSON.parse(event.data);
         if (message.type === "init") setup(message.codec);
-        else if (message.type === "state") onHealth(...stateWords(message.state));
+        else if (message.type === "state") onHealth(message.words || message.state, message.level || "warn");
         else if (message.type === "error") { onHealth(message.message, "bad"); closed = message.message === "signed out"; }
         return;
       }
@@ -172,18 +172,6 @@ function livePlayer(video, cameraID, profileID, onHealth) {
   }
   connect();
   return { close() { closed = true; clearTimeout(retry); if (socket) socket.close(); } };
-}
-
-/** The live view's state text ("failed: login refused; …") as words and a level. */
-function stateWords(state) {
-  if (state === "playing") return ["playing", "ok"];
-  if (state.startsWith("failed: login refused")) return ["login refused — check the user name and password", "bad"];
-  if (state.startsWith("failed: ")) return [state.slice(8), "bad"];
-  if (state.startsWith("reconnecting")) {
-    const reason = state.split("): ")[1];
-    return [reason ? `cannot connect: ${reason}; retrying` : "reconnecting", "warn"];
-  }
-  return [state, "warn"];
 }
 
 // ---- The list: edit, delete, reorder ----
