@@ -315,12 +315,7 @@ struct LeBotService: Sendable {
         var coach = CoachingTipsManager()
         var streak = 0
         let tips = analysis.shots.map { shot -> String in
-            // Makes in a row count up, misses in a row down (as a training session counts them).
-            switch shot.outcome {
-            case .make: streak = max(0, streak) + 1
-            case .miss: streak = min(0, streak) - 1
-            case .indeterminate: break
-            }
+            streak = shot.outcome.streak(after: streak)
             return coach.tip(for: CoachingContext(shot, streak: streak))
         }
         var stored = analysis

@@ -84,15 +84,11 @@ public final class TrainingSession {
     private func count(_ outcome: ShotOutcome) {
         stats.attempts += 1
         switch outcome {
-        case .make:
-            stats.makes += 1
-            stats.streak = max(0, stats.streak) + 1
-        case .miss:
-            stats.misses += 1
-            stats.streak = min(0, stats.streak) - 1
-        case .indeterminate:
-            break
+        case .make: stats.makes += 1
+        case .miss: stats.misses += 1
+        case .indeterminate: break
         }
+        stats.streak = outcome.streak(after: stats.streak)
         stats.bestStreak = max(stats.bestStreak, stats.streak)
     }
 

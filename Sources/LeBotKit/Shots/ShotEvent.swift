@@ -10,6 +10,16 @@ public enum ShotOutcome: String, Sendable, Codable, CaseIterable {
     case miss = "MISS"
     case indeterminate = "INDETERMINATE"
 
+    /// The streak after a shot with this outcome, from `streak` before it: makes in a row count
+    /// up, misses in a row down, and an undecided shot leaves it.
+    public func streak(after streak: Int) -> Int {
+        switch self {
+        case .make: max(0, streak) + 1
+        case .miss: min(0, streak) - 1
+        case .indeterminate: streak
+        }
+    }
+
     /// Accepts `make`, `MAKE`, `Make`, … as models write them.
     public init?(loose text: String) {
         switch text.trimmingWhitespace().uppercased() {
