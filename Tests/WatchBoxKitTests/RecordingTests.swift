@@ -138,7 +138,7 @@ import WatchBoxKit
         defer { manager.stopAll() }
         _ = recorder.wait(id, seconds: 10) {
             switch $0 {
-            case .reconnecting, .failed: return true
+            case .reconnecting, .failed, .loginRefused: return true
             default: return false
             }
         }
@@ -147,6 +147,7 @@ import WatchBoxKit
                 switch entry.1 {
                 case .reconnecting(_, _, let reason): return reason
                 case .failed(let reason): return reason
+                case .loginRefused: return "login refused"
                 default: return nil
                 }
             }.first ?? ""

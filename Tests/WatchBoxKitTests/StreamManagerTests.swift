@@ -169,18 +169,18 @@ final class Recorder: Sendable {
         defer { manager.stopAll() }
         let id = UUID()
         manager.start(id, url: server.url(user: server.user, password: "wrong"))
-        let failed = recorder.wait(id, seconds: 10) { if case .failed = $0 { true } else { false } }
+        let failed = recorder.wait(id, seconds: 10) { if case .loginRefused = $0 { true } else { false } }
         #expect(failed != nil, "\(recorder.states.withLock { $0.map(\.1) })")
         usleep(2_000_000)
         // Still waiting: no second attempt within the 60 s pause.
         let connects = recorder.states.withLock { $0.filter { $0.1 == .connecting }.count }
         #expect(connects == 1)
-        guard case .failed(let reason) = manager.state(id) else {
-            Issue.record("after a refused login the camera is \(manager.state(id)), not failed")
+        guard case .loginRefused(let delay) = manager.state(id) else {
+            Issue.record("after a refused login the camera is \(manager.state(id)), not 'login refused'")
             return
         }
-        #expect(reason.contains("login refused"))
-        #expect(!reason.contains("wrong"))
+        #expect(delay == 60)
+        #expect(manager.state(id).description == "failed: login refused; retrying in 60 s")
     }
 }
 

@@ -233,11 +233,9 @@ extension CameraService {
             let why = reason.map { "\($0); " } ?? ""
             return HealthWords(
                 level: "warn", summary: "cannot connect: \(why)retrying in \(Int(delay.rounded(.up))) s", since: since)
+        case .loginRefused:
+            return HealthWords(level: "bad", summary: "login refused — check the user name and password", since: since)
         case .failed(let reason):
-            if reason.hasPrefix("login refused") {
-                return HealthWords(
-                    level: "bad", summary: "login refused — check the user name and password", since: since)
-            }
             return HealthWords(level: "bad", summary: "failed: \(reason)", since: since)
         case .playing:
             return HealthWords(level: "ok", summary: "playing", since: since)

@@ -24,9 +24,12 @@ extension CameraService {
             return wasPlaying ? nil : ("online", "picture back")
         case .reconnecting(_, _, let reason):
             return wasPlaying ? ("offline", reason ?? "the stream ended") : nil
+        case .loginRefused:
+            if case .loginRefused? = previous { return nil }
+            return ("loginRefused", "login refused")
         case .failed(let reason):
             if case .failed(let before)? = previous, before == reason { return nil }
-            return (reason.hasPrefix("login refused") ? "loginRefused" : "failed", reason)
+            return ("failed", reason)
         case .idle, .connecting:
             return nil
         }

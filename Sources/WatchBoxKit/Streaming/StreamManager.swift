@@ -213,7 +213,7 @@ public final class StreamManager: Sendable {
                     reason = Self.words(error)
                     if error.kind == .authenticationFailed {
                         delay = options.authenticationRetry
-                        set(.failed(reason: "login refused; retrying in \(Int(delay)) s"))
+                        set(.loginRefused(retryIn: delay))
                     } else {
                         delay = backoff(attempt)
                     }
@@ -230,8 +230,7 @@ public final class StreamManager: Sendable {
                     delay = 0
                 }
                 counters.withLock { $0.0.reconnects += 1 }
-                if case .failed = state.withLock({ $0 }) {
-                } else {
+                if !state.withLock({ $0 }).hasFailed {
                     set(.reconnecting(attempt: attempt, delay: delay, reason: reason))
                 }
                 sleep(seconds: delay)

@@ -16,6 +16,17 @@ public enum StreamState: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Waiting `delay` seconds before attempt number `attempt`; `reason` says why the last one failed.
     case reconnecting(attempt: Int, delay: Double, reason: String? = nil)
     case failed(reason: String)
+    /// The camera refused the user name and password; asked again after `retryIn` seconds (a
+    /// camera that locks an account after a few failures is not hammered).
+    case loginRefused(retryIn: Double)
+
+    /// Stopped trying for now: failed, or the login was refused.
+    public var hasFailed: Bool {
+        switch self {
+        case .failed, .loginRefused: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -25,6 +36,7 @@ public enum StreamState: Sendable, Equatable, Codable, CustomStringConvertible {
         case .reconnecting(let attempt, let delay, let reason):
             "reconnecting (attempt \(attempt) in \(String(format1: delay)) s)" + (reason.map { ": \($0)" } ?? "")
         case .failed(let reason): "failed: \(reason)"
+        case .loginRefused(let delay): "failed: login refused; retrying in \(Int(delay)) s"
         }
     }
 }

@@ -133,7 +133,7 @@ function livePlayer(video, cameraID, profileID, onHealth) {
       if (typeof event.data === "string") {
         const message = JSON.parse(event.data);
         if (message.type === "init") setup(message.codec);
-        else if (message.type === "state") onHealth(message.words || message.state, message.level || "warn");
+        else if (message.type === "state") onHealth(message.words, message.level);
         else if (message.type === "error") { onHealth(message.message, "bad"); closed = message.message === "signed out"; }
         return;
       }
