@@ -14,7 +14,8 @@ struct TipsCommand: AsyncParsableCommand {
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Check a tips file: the four lists (tips, encouragement, makes, misses), no blank or overlong tips.")
+                "Check a tips file: the four lists (tips, encouragement, makes, misses) and the optional flat, short, long and wide ones, no blank or overlong tips."
+        )
         @Argument(help: "A coaching_tips.json file.") var file: String
         @Flag(help: "Print as JSON.") var json = false
 
@@ -29,7 +30,7 @@ struct TipsCommand: AsyncParsableCommand {
                 try printJSON(tips)
             } else {
                 print(
-                    "\(file): \(tips.count) tips (\(tips.tips.count) tips, \(tips.encouragement.count) encouragement, \(tips.makes.count) makes, \(tips.misses.count) misses). OK."
+                    "\(file): \(tips.count) tips (\(tips.tips.count) tips, \(tips.encouragement.count) encouragement, \(tips.makes.count) makes, \(tips.misses.count) misses; for misses the camera can tell: \(tips.flat.count) flat, \(tips.short.count) short, \(tips.long.count) long, \(tips.wide.count) wide). OK."
                 )
             }
         }

@@ -86,6 +86,27 @@ func shot(_ outcome: ShotOutcome, number: Int = 1, angle: Double? = 45, reason: 
         }
         #expect(throws: MediaError.self) { try CoachingTips.parse(Data("not json".utf8)) }
     }
+
+    @Test("a user's own short-miss tips are said for short misses; a file without them gives a general tip")
+    func aUsersOwnListsForMissesAreUsed() throws {
+        let general = #""tips":["Elbow in."],"encouragement":["Nice!"],"makes":["Money!"],"misses":["Next one."]"#
+        let own = try CoachingTips.parse(Data("{\(general),\"short\":[\"Jump!\"],\"wide\":[\"Square up.\"]}".utf8))
+        #expect(own.count == 6)
+        var manager = CoachingTipsManager(tips: own)
+        #expect(manager.tip(for: CoachingContext(outcome: .miss, entryAngle: 45, missedBy: .short)) == "Jump!")
+        #expect(manager.tip(for: CoachingContext(outcome: .miss, entryAngle: 45, missedBy: .wide)) == "Square up.")
+        // No long list in the file: a general tip, and the file's lists survive a round trip.
+        let long = manager.tip(for: CoachingContext(outcome: .miss, entryAngle: 45, missedBy: .long))
+        #expect(["Elbow in.", "Next one."].contains(long))
+        let again = try CoachingTips.parse(try JSONEncoder().encode(own))
+        #expect(again == own)
+        do {
+            _ = try CoachingTips.parse(Data("{\(general),\"short\":\"Jump!\"}".utf8), name: "mine.json")
+            Issue.record("a short list that is not a list was accepted")
+        } catch {
+            #expect(error.message.contains("\"short\" must be a list"), "\(error.message)")
+        }
+    }
 }
 
 @Suite struct SpeechTests {

@@ -2,18 +2,53 @@ import CameraCommon
 import CameraIO
 import FoundationEssentials
 
-/// The coaching knowledge base, `coaching_tips.json` in the spec's format.
+/// The coaching knowledge base, `coaching_tips.json` in the spec's format, with four optional
+/// lists of our own for misses whose way the camera told: `flat` (came in flat), `short`, `long`
+/// and `wide`. A file without them gives those misses a general tip.
 public struct CoachingTips: Sendable, Codable, Equatable {
     public var tips: [String]
     public var encouragement: [String]
     public var makes: [String]
     public var misses: [String]
+    public var flat: [String]
+    public var short: [String]
+    public var long: [String]
+    public var wide: [String]
 
-    public init(tips: [String], encouragement: [String], makes: [String], misses: [String]) {
+    public init(
+        tips: [String], encouragement: [String], makes: [String], misses: [String], flat: [String] = [],
+        short: [String] = [], long: [String] = [], wide: [String] = []
+    ) {
         self.tips = tips
         self.encouragement = encouragement
         self.makes = makes
         self.misses = misses
+        self.flat = flat
+        self.short = short
+        self.long = long
+        self.wide = wide
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func list(_ key: CodingKeys) throws -> [String] {
+            try container.decodeIfPresent([String].self, forKey: key) ?? []
+        }
+        self.init(
+            tips: try container.decode([String].self, forKey: .tips),
+            encouragement: try container.decode([String].self, forKey: .encouragement),
+            makes: try container.decode([String].self, forKey: .makes),
+            misses: try container.decode([String].self, forKey: .misses), flat: try list(.flat),
+            short: try list(.short), long: try list(.long), wide: try list(.wide))
+    }
+
+    /// The tips for a miss that went this way.
+    public func forMiss(_ side: MissSide) -> [String] {
+        switch side {
+        case .short: short
+        case .long: long
+        case .wide: wide
+        }
     }
 
     /// The tips that ship with LeBot (the spec's, plus a few for short, long and flat shots).
@@ -25,14 +60,22 @@ public struct CoachingTips: Sendable, Codable, Equatable {
             "Hold your follow-through until the ball hits the rim.",
             "Focus on a consistent shooting arc.",
             "Keep your shooting hand directly under the ball.",
-            "Get more arc on it: aim to drop the ball into the hoop, not at it.",
-            "Use your legs: that one came up short.",
-            "Ease off a little: aim for the front of the rim.",
-            "Line up your elbow, the ball and the rim: that one went wide.",
         ],
         encouragement: ["Great shot mechanics!", "Nice improvement!", "Keep that form consistent!"],
         makes: ["Money! Great shot!", "Nothing but net!", "Swish! Perfect form!"],
-        misses: ["Keep shooting with confidence!", "Good form, just keep practicing!", "Almost there, stay focused!"]
+        misses: ["Keep shooting with confidence!", "Good form, just keep practicing!", "Almost there, stay focused!"],
+        flat: [
+            "Get more arc on it: aim to drop the ball into the hoop, not at it.",
+            "Focus on a consistent shooting arc.",
+        ],
+        short: [
+            "Use your legs: that one came up short.", "Bend your knees more to get power from your legs.",
+        ],
+        long: ["Ease off a little: aim for the front of the rim."],
+        wide: [
+            "Line up your elbow, the ball and the rim: that one went wide.",
+            "Try to keep your elbow tucked in closer to your body.",
+        ]
     )
 
     /// Reads and validates a user's file.
@@ -59,21 +102,24 @@ public struct CoachingTips: Sendable, Codable, Equatable {
             )
         }
         let keys = ["tips", "encouragement", "makes", "misses"]
+        let optional = ["flat", "short", "long", "wide"]
         var problems: [String] = []
-        for key in raw.entries.keys.sorted() where !keys.contains(key) {
-            problems.append("unknown key \"\(key)\" (expected \(keys.joined(separator: ", ")))")
+        for key in raw.entries.keys.sorted() where !keys.contains(key) && !optional.contains(key) {
+            problems.append(
+                "unknown key \"\(key)\" (expected \(keys.joined(separator: ", ")), and optionally \(optional.joined(separator: ", ")))"
+            )
         }
         var lists: [String: [String]] = [:]
-        for key in keys {
+        for key in keys + optional {
             guard let entry = raw.entries[key] else {
-                problems.append("\"\(key)\" is missing")
+                if keys.contains(key) { problems.append("\"\(key)\" is missing") }
                 continue
             }
             guard let array = entry else {
                 problems.append("\"\(key)\" must be a list of strings")
                 continue
             }
-            if array.isEmpty { problems.append("\"\(key)\" is empty: give at least one") }
+            if array.isEmpty, keys.contains(key) { problems.append("\"\(key)\" is empty: give at least one") }
             var strings: [String] = []
             for (index, element) in array.enumerated() {
                 guard let text = element.text else {
@@ -97,7 +143,8 @@ public struct CoachingTips: Sendable, Codable, Equatable {
         }
         return CoachingTips(
             tips: lists["tips"] ?? [], encouragement: lists["encouragement"] ?? [], makes: lists["makes"] ?? [],
-            misses: lists["misses"] ?? [])
+            misses: lists["misses"] ?? [], flat: lists["flat"] ?? [], short: lists["short"] ?? [],
+            long: lists["long"] ?? [], wide: lists["wide"] ?? [])
     }
 
     /// The file as written, before validation: every key, each a list (or not) of strings (or not).
@@ -123,7 +170,10 @@ public struct CoachingTips: Sendable, Codable, Equatable {
         }
     }
 
-    public var count: Int { tips.count + encouragement.count + makes.count + misses.count }
+    public var count: Int {
+        tips.count + encouragement.count + makes.count + misses.count + flat.count + short.count + long.count
+            + wide.count
+    }
 }
 
 /// What a tip is chosen for.
@@ -150,7 +200,8 @@ public struct CoachingContext: Sendable {
 
 /// Chooses a tip for a shot (the spec's CoachingTipsManager): made shots get praise (encouragement
 /// on a streak of three or more), missed shots a tip that fits how they missed — flat entry → arc,
-/// short → legs, long → touch, wide → elbow — or a general one; never the same tip twice in a row.
+/// short → legs, long → touch, wide → elbow (``CoachingTips/flat`` and the others) — or a general
+/// one; never the same tip twice in a row.
 public struct CoachingTipsManager: Sendable {
     public let tips: CoachingTips
     private var generator: SeededGenerator
@@ -168,24 +219,9 @@ public struct CoachingTipsManager: Sendable {
             candidates = context.streak >= 3 ? tips.encouragement : tips.makes
         case .miss:
             if let angle = context.entryAngle, angle < 35 {
-                candidates = tips.tips.filter { $0.lowercased().contains("arc") }
+                candidates = tips.flat
             } else {
-                switch context.missedBy {
-                case .wide:
-                    candidates = tips.tips.filter { $0.lowercased().contains("elbow") }
-                case .short:
-                    candidates = tips.tips.filter {
-                        let t = $0.lowercased()
-                        return t.contains("legs") || t.contains("knees")
-                    }
-                case .long:
-                    candidates = tips.tips.filter {
-                        let t = $0.lowercased()
-                        return t.contains("front of the rim") || t.contains("ease")
-                    }
-                case nil:
-                    candidates = []
-                }
+                candidates = context.missedBy.map(tips.forMiss) ?? []
             }
             if candidates.isEmpty { candidates = context.streak <= -3 ? tips.misses : tips.tips + tips.misses }
         case .indeterminate:
