@@ -127,7 +127,7 @@ enum CourtBench {
                     }
                     for (event, shot) in scored.wrong {
                         details.append(
-                            "\(video.path): \(event.kind) at \(format(event.release, digits: 1)) s called \(shot.outcome.rawValue.lowercased()) (\(shot.reason))"
+                            "\(video.path): \(event.kind) at \(format(event.release, digits: 1)) s called \(shot.outcome.rawValue.lowercased()) (\(shot.reason))\(Self.evidence(event, shot))"
                         )
                     }
                     for shot in scored.extra {
@@ -164,6 +164,19 @@ enum CourtBench {
                 for line in details { print("- \(line)") }
             }
         }
+    }
+
+    /// What a wrong call had to go on, and where the ball truly came down: the net's peak motion
+    /// and, from the 3D scene, inches past the rim's centre and right of it.
+    static func evidence(_ event: BasketballCorpus.Event, _ shot: ShotEvent) -> String {
+        var parts: [String] = []
+        if let net = shot.netMotion { parts.append("net \(format(net * 100, digits: 2)) %") }
+        if let atRim = event.atRim {
+            parts.append(
+                "truly \(format(atRim.depth, digits: 0)) in deep, \(format(atRim.leftRight, digits: 0)) in right, \(format(atRim.entryAngle, digits: 0))°"
+            )
+        }
+        return parts.isEmpty ? "" : "; " + parts.joined(separator: "; ")
     }
 
     /// The placement's videos for these seeds: read back when already rendered, else rendered now.
