@@ -15,13 +15,19 @@ import Testing
     static let rim = try! RimCalibration(x: 0.625, y: 60.0 / 180 - 0.01, width: 0.1, height: 0.02)
 
     /// A grey picture whose net box has a pattern that shifts when `netPhase` changes, with a dark
-    /// ball of radius 5 at `ball` when given.
-    static func frame(netPhase: Int, ball: (Double, Double)? = nil) -> VideoFrame {
+    /// ball of radius 5 at `ball` when given. `shiver`: four of the net's ~1,200 pixels (0.3–0.7 %)
+    /// flip between frames, as a net swinging along the line of sight barely changes the picture.
+    static func frame(netPhase: Int, ball: (Double, Double)? = nil, shiver: Int? = nil) -> VideoFrame {
         var frame = VideoFrame(format: .yuv420p, width: width, height: height, fill: [110, 128, 128])
         var luma = frame.planes[0].bytes
         for row in 62..<92 {
             for column in 200..<232 where (column + row + netPhase) % 6 < 3 {
                 luma[row * frame.planes[0].bytesPerRow + column] = 230
+            }
+        }
+        if let shiver, shiver % 2 == 1 {
+            for row in 96..<98 {
+                for column in 222..<224 { luma[row * frame.planes[0].bytesPerRow + column] = 230 }
             }
         }
         if let (x, y) = ball {
@@ -43,10 +49,14 @@ import Testing
     /// and the tracker does not report it in the frames `unseen` (indices after the crossing). With
     /// `turned` frames, the ball came off the board: it went on toward it past `entryX`, and its last
     /// `turned` frames above the rim line move as `fall.x` says (negative: back, away from the board).
+    /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:)``).
+    /// `shrinking`: the ball is seen half as large again at the release as at the rim (it flew
+    /// away from the camera, as from behind the shooter or at 45°).
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
-        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, shooterX: Double = 80,
-        drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0
+        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false,
+        shooterX: Double = 80, drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0,
+        shrinking: Bool = false
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -74,13 +84,17 @@ import Testing
         for (index, point) in points.enumerated() {
             let time = start + Double(index) / fps
             if crossed == nil, index > 0, points[index - 1].1 < 60, point.1 >= 60 { crossed = (time, index) }
-            let swinging = netSwings && crossed.map { time > $0.time && time < $0.time + 1 } == true
+            let afterCrossing = crossed.map { time > $0.time && time < $0.time + 1 } == true
+            // From 6 px in the hands down to 4 px at the rim (38 frames in), when shrinking.
+            let radius = shrinking ? max(4, 6 - 2 * Double(index) / 38) : 4
             let ball = BallObservation(
-                time: time, x: point.0, y: point.1, radius: 4, track: Int(start), confidence: 1)
+                time: time, x: point.0, y: point.1, radius: radius, track: Int(start), confidence: 1)
             let missed = crossed.map { unseen.contains(index - $0.index) } == true
             events += detector.process(
                 missed ? [] : [ball], time: time,
-                frame: frame(netPhase: swinging ? index : 0, ball: drawn ? point : nil))
+                frame: frame(
+                    netPhase: netSwings && afterCrossing ? index : 0, ball: drawn ? point : nil,
+                    shiver: netShivers && afterCrossing ? index : nil))
         }
         // Nothing in sight for two seconds after.
         for index in 0..<60 {
@@ -163,6 +177,30 @@ import Testing
         #expect(first.map(\.outcome) == [.make])
         #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason))")
         #expect(second.first?.reason == "came down at the rim but the net did not move")
+    }
+
+    /// From the side, a ball through the hoop swings the net across the picture. A ball seen going
+    /// down through the rim that leaves a live net still bounced out sideways or passed beside it.
+    @Test func fromTheSideAMakeByThePathThatLeavesALiveNetStillIsAMiss() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true)
+        let second = Self.shoot(detector, from: 6, entryX: 216, slope: 1.2, netSwings: false)
+        #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
+        #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason))")
+        #expect(second.first?.reason.hasPrefix("came down through the rim but the net did not move") == true)
+    }
+
+    /// A ball that flew away from the camera (behind the shooter, 45°) swings the net along the line
+    /// of sight, which barely changes the picture: a net that moves a little after a steep crossing
+    /// is a make there, while across the picture the same small motion is not a swing.
+    @Test func aNetThatMovesALittleIsAMakeWhenTheBallFlewAwayFromTheCamera() {
+        let away = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, netShivers: true, shrinking: true)
+        #expect(away.map(\.outcome) == [.make], "\(away.map(\.reason)), net \(away.map(\.netMotion))")
+        let netMotion = away.first?.netMotion ?? 0
+        #expect(netMotion > 0.0025 && netMotion < 0.009, "\(netMotion)")
+        let across = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, netShivers: true)
+        #expect(across.map(\.outcome) == [.miss], "\(across.map(\.reason))")
     }
 
     /// A ball falling through the net's box changes the pixels where it is and where it was; the

@@ -41,10 +41,21 @@ public final class ShotEventDetector {
         /// Seconds after a steep crossing in which the net is watched.
         public var netWindow = 0.9
         /// Share of the net's pixels that must change between frames, at the peak, for a make —
-        /// with the ball's pixels left out (``NetMotion``). On the 3D court's seen slices, steep
-        /// misses peaked at 0–1 % (one at 9.5 %), steep makes at 0.1–26 %, most over 1 %; 0.75–0.9 %
-        /// called the most right, 0.6 % and 1.1 % one or two fewer.
+        /// with the ball's pixels left out (``NetMotion``) — when the ball flew across the picture
+        /// (``acrossTheView``). On the 3D court's seen slices, steep misses peaked at 0–1 % (one at
+        /// 9.5 %), steep makes at 0.1–26 %, most over 1 %; 0.75–0.9 % called the most right, 0.6 %
+        /// and 1.1 % one or two fewer.
         public var netMotionForMake = 0.009
+        /// The same for a ball that flew towards or away from the camera (45°, behind the shooter):
+        /// the net swings the way the ball went, along the line of sight, and barely changes the
+        /// picture, while a ball that hit the rim and stayed out of the net leaves it still. Seen
+        /// slices (stop 35): such steep misses peaked at 0 % (one at 0.23 %), makes at 0.09 % and
+        /// 0.3 % up.
+        public var netMotionForMakeAlongTheView = 0.0025
+        /// A ball seen at most this many times larger at the release than at the rim flew across
+        /// the picture (``acrossTheView``). Seen slices, a shot's own ratio: 0.6–1.3 from the side,
+        /// 1.0–2.4 at 45° and from behind (the middle per video 0.86–1.18 against 1.01–1.93).
+        public var acrossSizeRatio = 1.2
         /// Shares of its speed across the picture a ball keeps under the rim that say it did not
         /// go through the net (``passedBeside``), when it came in at least ``movingAcross`` rim
         /// widths a second: about all of it, as a ball in free flight does.
@@ -75,11 +86,21 @@ public final class ShotEventDetector {
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
     /// below it; from the side, they come down at a slant and leave the hands rim widths away.
     private var behindVotes = 0
-    /// A miss that came down through the rim line outside the opening, until the view says which
-    /// side: in front of or beyond the rim from the side, left or right of it from behind.
-    static let cameDownBeside = "came down beside the rim"
-    /// A ball that kept its speed across under the rim, until the view says how to name it.
-    static let passedBesideRim = "passed the rim"
+    /// Why a shot was called as it was. Two misses are named only once the view is known
+    /// (``finish``), which also tells which way they went (``MissSide``).
+    enum Reason: ExpressibleByStringInterpolation {
+        case said(String)
+        /// Came down through the rim line outside the opening: in front of or beyond the rim from
+        /// the side, left or right of it from behind.
+        case cameDownBeside
+        /// Kept its speed across under the rim, which a net takes.
+        case passedBeside
+
+        init(stringLiteral value: String) { self = .said(value) }
+        init(stringInterpolation: DefaultStringInterpolation) {
+            self = .said(String(stringInterpolation: stringInterpolation))
+        }
+    }
 
     struct Attempt {
         var track: Int
@@ -94,7 +115,7 @@ public final class ShotEventDetector {
         /// It came down inside the rim too steeply to tell in from short or long: the net decides.
         var steep = false
         /// What the ball's path said after it came down into the rim (nil: not yet, or lost).
-        var geometry: (ShotOutcome, String)?
+        var geometry: (ShotOutcome, Reason)?
     }
 
     public init(rim: RimCalibration, width: Int, height: Int, configuration: Configuration = Configuration()) {
@@ -364,7 +385,7 @@ public final class ShotEventDetector {
     }
 
     /// Moves the attempt on by one observation; returns the outcome once decided.
-    private func advance(_ attempt: inout Attempt, with ball: BallObservation) -> (ShotOutcome, String)? {
+    private func advance(_ attempt: inout Attempt, with ball: BallObservation) -> (ShotOutcome, Reason)? {
         let previous = attempt.points.last ?? ball
         attempt.points.append(ball)
         attempt.lastSeen = ball.time
@@ -404,7 +425,7 @@ public final class ShotEventDetector {
             }
             attempt.crossing = nil
             // Which side of the rim is said once the view is known (``finish``).
-            return (.miss, Self.cameDownBeside)
+            return (.miss, .cameDownBeside)
         }
         // Left sideways, well away from the hoop.
         let margin = (configuration.zoneMargin + 2) * rimWidth
@@ -532,25 +553,43 @@ public final class ShotEventDetector {
         return abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn)
     }
 
+    /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
+    /// across the picture, as from the side, and not towards or away from the camera (at 45° and
+    /// from behind it is seen larger at the release than at the rim): the middle of the first six
+    /// sizes seen against the middle of the last six before the rim, within
+    /// ``Configuration/acrossSizeRatio``.
+    func acrossTheView(_ attempt: Attempt) -> Bool {
+        guard let crossing = attempt.crossing else { return false }
+        let early = attempt.points.prefix(6).map(\.radius).sorted()
+        let late = attempt.points.filter { $0.time <= crossing.time }.suffix(6).map(\.radius).sorted()
+        guard early.count >= 3, late.count >= 3 else { return false }
+        return early[early.count / 2] <= late[late.count / 2] * configuration.acrossSizeRatio
+    }
+
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
-    /// ``Configuration/netWindow``. A net that swung means the ball went through. A crossing too
+    /// ``Configuration/netWindow``. A net that swung means the ball went through (how much it must
+    /// move depends on which way the ball flew, ``acrossTheView``). A crossing too
     /// steep to place (``Attempt/steep``) with a still net is a miss — unless the net has never
     /// swung in this video while the ball's path went through the rim at least once (a hoop with
     /// no net, or one that does not move): then the path decides. Any other crossing is decided by
-    /// the path, or, when the ball was lost under the rim, by the net. (Letting a still net overrule
-    /// a make by the path was tried on the seen slices: one call fewer wrong once the net had been
-    /// seen to swing in the video, one more without that condition — too little for a rule.)
+    /// the path, or, when the ball was lost under the rim, by the net; except that a ball that flew
+    /// across the picture, whose path went through the rim, is a miss if the net stayed still
+    /// after it had been seen to swing in this video. (Overruling makes by the path on every view
+    /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
+    /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
+    /// misses 0.06–0.72 %.)
     private func judge(_ attempt: Attempt, at time: Double) -> ShotEvent {
         let since = attempt.crossing?.time ?? attempt.started
         let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
-        let swung = peak >= configuration.netMotionForMake
+        let across = acrossTheView(attempt)
+        let swung = peak >= (across ? configuration.netMotionForMake : configuration.netMotionForMakeAlongTheView)
         let netIsDead = netSwung == 0 && netStill >= 1
         if swung {
             netSwung += 1
         } else if attempt.geometry?.0 == .make {
             netStill += 1
         }
-        var outcome: (ShotOutcome, String)
+        var outcome: (ShotOutcome, Reason)
         if attempt.steep {
             outcome =
                 swung
@@ -560,18 +599,24 @@ public final class ShotEventDetector {
                     : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
             outcome = geometry
+            // From the side a ball through the hoop swings the net across the picture; one seen
+            // dropping below the rim that left it still (once it has been seen to swing, so a hoop
+            // without a net is not taken for one) bounced out sideways or passed beside it.
+            if geometry.0 == .make, !swung, across, netSwung > 0 {
+                outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
+            }
         } else {
             outcome =
                 swung
                 ? (.make, "lost in the net, which swung")
                 : (.indeterminate, "went through the rim line but was not seen below it")
         }
-        if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, Self.passedBesideRim) }
+        if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, .passedBeside) }
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
     }
 
     private func finish(
-        _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: String, at time: Double, netMotion: Double? = nil
+        _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: Reason, at time: Double, netMotion: Double? = nil
     ) -> ShotEvent {
         count += 1
         decidedTracks[attempt.track] = time
@@ -586,17 +631,24 @@ public final class ShotEventDetector {
         // Along the line from the shooter: past the centre is deep.
         let depth = fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) }
         let leftRight = fromBehind ? across : nil
-        var reason = reason
+        let words: String
         var missedBy: MissSide?
-        if reason == Self.cameDownBeside, let depth {
-            reason = depth < 0 ? "came down in front of the rim" : "came down beyond the rim"
-            missedBy = depth < 0 ? .short : .long
-        } else if reason == Self.cameDownBeside, let leftRight {
-            reason = leftRight < 0 ? "came down left of the rim" : "came down right of the rim"
-            missedBy = .wide
-        } else if reason == Self.passedBesideRim {
+        switch reason {
+        case .said(let said):
+            words = said
+        case .cameDownBeside:
+            if let depth {
+                words = depth < 0 ? "came down in front of the rim" : "came down beyond the rim"
+                missedBy = depth < 0 ? .short : .long
+            } else if let leftRight {
+                words = leftRight < 0 ? "came down left of the rim" : "came down right of the rim"
+                missedBy = .wide
+            } else {
+                words = "came down beside the rim"
+            }
+        case .passedBeside:
             // From the side, in front of or behind the rim is wide of it; from behind, short or long.
-            reason =
+            words =
                 fromBehind
                 ? "fell short or long of the rim: it kept its speed across under it, which a net takes"
                 : "went wide: it passed in front of or behind the rim and kept its speed across under it, which a net takes"
@@ -605,7 +657,7 @@ public final class ShotEventDetector {
         return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
             rimTime: attempt.crossing?.time,
-            decidedTime: time, outcome: outcome, reason: reason,
+            decidedTime: time, outcome: outcome, reason: words,
             releasePoint: NormalizedPoint(x: attempt.release.x / width, y: attempt.release.y / height),
             entryAngle: fromBehind ? nil : attempt.crossingX.flatMap { entryAngle(attempt, at: $0) },
             apexHeight: (rimLine - attempt.apex.y) / height,
