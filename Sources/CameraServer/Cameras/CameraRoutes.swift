@@ -432,10 +432,9 @@ final class CameraService: Sendable {
                 let rows = try await repository.cameras().filter(\.isActive)
                 let frames = GridLayoutCalculator.frames(count: rows.count, width: width, height: height)
                 var small: [UUID: String] = [:]
-                for row in rows {
-                    let profiles = try await repository.profiles(cameraID: row.id)
+                for (camera, profiles) in try await repository.profilesByCamera() {
                     if profiles.count > 1, let sub = profiles.min(by: { Self.area($0) < Self.area($1) }) {
-                        small[row.id] = sub.id.uuidString.lowercased()
+                        small[camera] = sub.id.uuidString.lowercased()
                     }
                 }
                 return try json(

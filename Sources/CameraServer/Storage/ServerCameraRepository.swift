@@ -116,13 +116,24 @@ struct ServerCameraRepository: CameraRepository {
         try await database.read(
             "SELECT * FROM stream_profiles WHERE user_id = ? AND camera_id = ? ORDER BY name",
             [.text(userID), Self.key(cameraID)]
-        ).compactMap { row in
-            guard let id = UUID(uuidString: row.string("id")) else { return nil }
-            return StreamProfile(
-                id: id, cameraID: cameraID, name: row.string("name"), rtspURL: row.string("rtsp_url"),
-                resolution: row.string("resolution"), fps: Int16(clamping: row["fps"].int ?? 0),
-                isDefault: row["is_default"].int == 1)
-        }
+        ).compactMap(Self.profile)
+    }
+
+    /// Every camera's stream profiles in one query (the grid names each camera's small one).
+    func profilesByCamera() async throws -> [UUID: [StreamProfile]] {
+        try await Dictionary(
+            grouping: database.read("SELECT * FROM stream_profiles WHERE user_id = ? ORDER BY name", [.text(userID)])
+                .compactMap(Self.profile),
+            by: \.cameraID)
+    }
+
+    static func profile(_ row: SQLRow) -> StreamProfile? {
+        guard let id = UUID(uuidString: row.string("id")), let cameraID = UUID(uuidString: row.string("camera_id"))
+        else { return nil }
+        return StreamProfile(
+            id: id, cameraID: cameraID, name: row.string("name"), rtspURL: row.string("rtsp_url"),
+            resolution: row.string("resolution"), fps: Int16(clamping: row["fps"].int ?? 0),
+            isDefault: row["is_default"].int == 1)
     }
 
     func addProfile(_ profile: StreamProfile) async throws {
