@@ -22,7 +22,10 @@ import CameraCommon
 /// rim line no longer says whether it went in, fell short in front of the rim or long behind it:
 /// when the crossing is that steep (``Configuration/steepEntry``) the net decides — a ball through
 /// the hoop sets it swinging, a miss does not. A hoop whose net never swings (none, or a painted
-/// one: a make by the path left it still) hands steep crossings back to the path.
+/// one: a make by the path left it still) hands steep crossings back to the path. The net swings
+/// the way the ball went: for a ball that flew towards or away from the camera (``acrossTheView``)
+/// a little motion is a swing; from the side, a make by the path that leaves a live net still is a
+/// miss (the ball bounced out sideways or passed beside the rim).
 ///
 /// A flat picture cannot tell a ball through the hoop from one that passed in front of or behind
 /// it (from the side: wide left or right of the rim). The net can: it takes most of a ball's speed
