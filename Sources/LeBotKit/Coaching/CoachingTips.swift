@@ -5,7 +5,9 @@ import FoundationEssentials
 /// The coaching knowledge base, `coaching_tips.json` in the spec's format, with four optional
 /// lists of our own for misses whose way the camera told: `flat` (came in flat), `short`, `long`
 /// and `wide`. A file without them gives those misses a general tip.
-public struct CoachingTips: Sendable, Codable, Equatable {
+/// Read only through ``parse(_:name:)``, which validates (not `Decodable`); written as JSON by
+/// `lebot tips show`.
+public struct CoachingTips: Sendable, Encodable, Equatable {
     public var tips: [String]
     public var encouragement: [String]
     public var makes: [String]
@@ -27,19 +29,6 @@ public struct CoachingTips: Sendable, Codable, Equatable {
         self.short = short
         self.long = long
         self.wide = wide
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func list(_ key: CodingKeys) throws -> [String] {
-            try container.decodeIfPresent([String].self, forKey: key) ?? []
-        }
-        self.init(
-            tips: try container.decode([String].self, forKey: .tips),
-            encouragement: try container.decode([String].self, forKey: .encouragement),
-            makes: try container.decode([String].self, forKey: .makes),
-            misses: try container.decode([String].self, forKey: .misses), flat: try list(.flat),
-            short: try list(.short), long: try list(.long), wide: try list(.wide))
     }
 
     /// The tips for a miss that went this way.
