@@ -237,6 +237,17 @@ struct WebUITests {
             #expect(
                 (said as? String)?.hasPrefix("login refused — check the user name and password") == true,
                 "the Garage tile says: \(said ?? "nothing")")
+            // The list under the grid gives the same answer as the tiles, at once (not at the next poll).
+            for id in [firstID, secondID] {
+                let both =
+                    try await browser.run(
+                        """
+                        const tile = document.querySelector('.cell[data-camera-id="\(id)"] .health').innerText;
+                        const row = document.querySelector('#camera-list li[data-camera-id="\(id.lowercased())"] .pill').innerText;
+                        return [tile, row]
+                        """) as? [String] ?? []
+                #expect(both.count == 2 && both[0] == both[1], "tile and list disagree: \(both)")
+            }
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("cameras", screen)
 

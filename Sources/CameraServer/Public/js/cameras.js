@@ -84,8 +84,6 @@ async function loadGrid() {
         let text = status.summary;
         if (status.level === "bad" && status.since) text += ` (${ago(status.since)})`;
         setHealth(label, text, status.level);
-        const row = document.querySelector(`#camera-list li[data-camera-id="${id}"] .pill`);
-        if (row) { row.textContent = text; row.className = `pill ${status.level}`; }
       } catch (_) { /* next time */ }
     }
   };
@@ -104,12 +102,16 @@ function fullscreenIcon() {
   return svg;
 }
 
+/** Says a camera's health on its tile and in its row of the list below, so both give one answer. */
 function setHealth(label, text, level, sticky = false) {
   // A problem only the browser knows (a codec it cannot play) is not overwritten by the server's "playing".
   if (label.dataset.sticky && !sticky) return;
   if (sticky) label.dataset.sticky = "1";
   label.textContent = text;
   label.className = `health ${level}`;
+  const id = label.closest(".cell")?.dataset.cameraId?.toLowerCase();
+  const row = id && document.querySelector(`#camera-list li[data-camera-id="${id}"] .pill`);
+  if (row) { row.textContent = text; row.className = `pill ${level}`; }
 }
 
 async function toggleFullscreen(box) {
