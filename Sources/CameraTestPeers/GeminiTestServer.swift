@@ -62,8 +62,7 @@ public final class GeminiTestServer: Sendable {
         var liveTurns = 0
         var tokenRequests = 0
         var lastRequestKeys: [String] = []
-        var lastPrompt = ""
-        var lastImages: [[UInt8]] = []
+        var requests: [(prompt: String, images: [[UInt8]])] = []
         var refusals: [String] = []
     }
 
@@ -86,9 +85,12 @@ public final class GeminiTestServer: Sendable {
     /// Top-level keys of the last REST request body.
     public var lastRequestKeys: [String] { state.withLock { $0.lastRequestKeys } }
     /// The text parts of the last request (REST or Live), joined.
-    public var lastPrompt: String { state.withLock { $0.lastPrompt } }
+    public var lastPrompt: String { state.withLock { $0.requests.last?.prompt ?? "" } }
     /// The decoded `inlineData` images of the last request (REST or Live), in order.
-    public var lastImages: [[UInt8]] { state.withLock { $0.lastImages } }
+    public var lastImages: [[UInt8]] { state.withLock { $0.requests.last?.images ?? [] } }
+    /// The text and images of every request (REST or Live) in the order they arrived. Requests sent
+    /// at once (one per shot, each on its own connection) may arrive in any order.
+    public var requests: [(prompt: String, images: [[UInt8]])] { state.withLock { $0.requests } }
     /// Why Live connections or messages were refused, oldest first (the close reasons sent).
     public var refusals: [String] { state.withLock { $0.refusals } }
 
@@ -252,10 +254,7 @@ public final class GeminiTestServer: Sendable {
             }
             return Data(base64Encoded: data).map { Array($0) }
         }
-        state.withLock {
-            $0.lastPrompt = prompt
-            $0.lastImages = images
-        }
+        state.withLock { $0.requests.append((prompt, images)) }
     }
 
     /// Checks the credential of a Live connection and spends one use of a token.

@@ -29,7 +29,13 @@ func grayFrames(_ path: String) throws -> [[UInt8]] {
 
 /// Sum of absolute differences of two equally sized grey pictures.
 func difference(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+    a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            var sum = 0
+            for index in 0..<min(a.count, b.count) { sum &+= abs(Int(a[index]) &- Int(b[index])) }
+            return sum
+        }
+    }
 }
 
 extension BasketballCorpus.Video {
@@ -130,21 +136,32 @@ extension BasketballCorpus.Video {
         #expect(!coached.stdout.contains(server.apiKey) && !coached.stderr.contains(server.apiKey))
         // The smart frame selector: the last shot's frames sent to Gemini are the video's frames at
         // its release and at the rim (found by matching each sent JPEG against every decoded frame).
-        let last = try #require(coachedShots.last?["shot"] as? [String: Any])
-        let release = try #require(last["releaseTime"] as? Double)
+        // Shots are asked about at once, each on its own connection, so the requests may arrive in
+        // any order: the last shot's is the one that carries its facts.
+        let lastLine = try #require(coachedShots.last?["shot"])
+        let last = try JSONDecoder().decode(ShotEvent.self, from: JSONSerialization.data(withJSONObject: lastLine))
+        let asked = server.requests.filter { $0.prompt == ShotFacts(last).prompt }
+        #expect(!asked.isEmpty, "no request with the last shot's facts: \(server.requests.map(\.prompt))")
         // At the rim; a shot that never reached it: when it was decided.
-        let rim = try #require(last["rimTime"] as? Double ?? last["decidedTime"] as? Double)
-        let sent = server.lastImages
-        #expect(sent.count >= 2)
+        let moments = [last.releaseTime, last.rimTime ?? last.decidedTime]
         let frames = try grayFrames(video.path)
         let period = 1 / Double(video.frameRate)
-        for (image, moment) in [(sent.first, release), (sent.last, rim)] {
-            let jpeg = Corpus.folder + "/sent.jpg"
-            try Data(try #require(image)).write(to: URL(fileURLWithPath: jpeg))
-            let picture = try #require(try grayFrames(jpeg).first)
-            let best = frames.indices.min { difference(frames[$0], picture) < difference(frames[$1], picture) } ?? 0
-            #expect(abs(Double(best) * period - moment) <= 1.5 * period, "frame \(best) sent for \(moment) s")
+        var sentFrames: [[Int]] = []
+        for request in asked where request.images.count >= 2 {
+            var best: [Int] = []
+            for image in [request.images.first, request.images.last] {
+                let jpeg = Corpus.folder + "/sent.jpg"
+                try Data(try #require(image)).write(to: URL(fileURLWithPath: jpeg))
+                let picture = try #require(try grayFrames(jpeg).first)
+                best.append(
+                    frames.indices.min { difference(frames[$0], picture) < difference(frames[$1], picture) } ?? -1)
+            }
+            sentFrames.append(best)
         }
+        let right = sentFrames.contains { sent in
+            zip(sent, moments).allSatisfy { abs(Double($0) * period - $1) <= 1.5 * period }
+        }
+        #expect(right, "frames \(sentFrames) sent for the moments \(moments) s")
         let both = try await lebot([
             "live", video.path, "--rim", video.rimArgument, "--api-key", "k", "--proxy", "http://127.0.0.1:9",
         ])
