@@ -124,15 +124,18 @@ import Testing
             number: 1, releaseTime: 1, apexTime: 1.5, rimTime: 2, decidedTime: 2.2, outcome: .miss,
             reason: "came down in front of the rim", releasePoint: NormalizedPoint(x: 0.2, y: 0.5), entryAngle: 44,
             apexHeight: 0.1, trajectory: nil, missedBy: .short)
-        let viaProxy = await chain.analyze(shotRequest, shot: shot, tips: &tips, streak: -1)
-        #expect(viaProxy.source == 1)
+        // The request LeBot sends about a detected shot: its facts are ones the proxy takes.
+        let asked = ShotAnalysisRequest(shot: shot, images: shotRequest.images)
+        let viaProxy = await chain.analyze(asked, shot: shot, tips: &tips, streak: -1)
+        #expect(viaProxy.source == 1, "\(viaProxy.errors)")
         #expect(viaProxy.response.tip == "Great arc, keep it.")
+        #expect(gemini.lastPrompt.contains("The on-device detector says: miss, entry angle is 44 degrees."))
         #expect(viaProxy.errors.count == 1)
         #expect(viaProxy.errors.first?.description.contains("401") == true, "\(viaProxy.errors)")
         // Gemini down: the server answers 503 and a local tip that fits a short miss is used.
         gemini.stop()
         try await Task.sleep(for: .milliseconds(200))
-        let offline = await chain.analyze(shotRequest, shot: shot, tips: &tips, streak: -1)
+        let offline = await chain.analyze(asked, shot: shot, tips: &tips, streak: -1)
         #expect(offline.source == nil)
         #expect(offline.response.outcome == .miss)
         #expect(

@@ -41,6 +41,24 @@ func config(_ server: GeminiTestServer) -> GeminiConfiguration {
         #expect(server.liveSetups == 2)
     }
 
+    /// Shots decided close together are asked at once and queue on one session. When every session
+    /// ends after its first answer (a goAway), each of the others must be asked again on a new
+    /// session: none of them falls back for a session someone else used up.
+    @Test func shotsAskedTogetherAreEachAnsweredWhenEverySessionEndsAfterOneAnswer() async throws {
+        let server = GeminiTestServer()
+        try await server.start()
+        defer { server.stop() }
+        server.set(.goAwayAfterAnswer)
+        let client = GeminiLiveClient(credential: .apiKey(server.apiKey), configuration: config(server))
+        let tips = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<4 { group.addTask { try? await client.analyze(request).tip } }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(tips == Array(repeating: "Great arc, keep it.", count: 4))
+        #expect(server.liveTurns == 4)
+        #expect(server.refusals.isEmpty, "\(server.refusals)")
+    }
+
     @Test func badKeysAndMalformedFramesAreTypedErrors() async throws {
         let server = GeminiTestServer()
         try await server.start()

@@ -41,16 +41,18 @@ public actor GeminiLiveClient: ShotAnalyzing {
     public func analyze(_ request: ShotAnalysisRequest) async throws(GeminiError) -> ShotAnalysisResponse {
         let message = Self.encode(ClientMessage(clientContent: .init(turns: [request.content], turnComplete: true)))
         var lastError = GeminiError.network("no session")
+        // Two tries on sessions where this question was the first asked. Shots decided close together
+        // share a session and queue on it; when it ends (a goAway after an earlier answer, a dropped
+        // connection) before their turn, that was not their try. Six sessions at most, whatever happens.
         var tries = 0
-        // Two tries on sessions opened for this question; a session kept from an earlier question
-        // that turns out to be ending (a goAway read only now, a dropped connection) costs no try.
-        while tries < 2 {
-            let kept = session.map { !$0.isClosed } ?? false
-            if !kept { tries += 1 }
+        var sessions = 0
+        while tries < 2, sessions < 6 {
+            sessions += 1
             let current: LiveSession
             do {
                 current = try await openSession()
             } catch {
+                tries += 1
                 lastError = error
                 switch (error, credential) {
                 case (.unauthorized, .ephemeral):
@@ -60,16 +62,19 @@ public actor GeminiLiveClient: ShotAnalyzing {
                 default: continue
                 }
             }
-            do {
-                let text = try await current.ask(message, timeout: configuration.timeout)
-                if current.isClosed { session = nil }
+            let (position, result) = await current.ask(message, timeout: configuration.timeout)
+            switch result {
+            case .success(let text):
+                if current.isClosed, session === current { session = nil }
                 return try ShotAnalysisResponse.parse(modelText: text)
-            } catch {
-                session = nil
+            case .failure(let error):
+                if session === current { session = nil }
                 current.close()
                 lastError = error
                 switch error {
-                case .goingAway, .network: continue
+                case .goingAway, .network:
+                    if position == 0 { tries += 1 }
+                    continue
                 default: throw error
                 }
             }
@@ -233,7 +238,7 @@ final class LiveSession: Sendable {
     }
 
     private let requests: AsyncStream<Pending>.Continuation
-    private let state = Mutex<(closed: Bool, task: Task<Void, Never>?)>((false, nil))
+    private let state = Mutex<(closed: Bool, task: Task<Void, Never>?, asked: Int)>((false, nil, 0))
 
     private init(requests: AsyncStream<Pending>.Continuation) {
         self.requests = requests
@@ -250,9 +255,14 @@ final class LiveSession: Sendable {
         task?.cancel()
     }
 
-    /// Sends one turn and waits for the complete answer.
-    func ask(_ message: String, timeout: Duration) async throws(GeminiError) -> String {
-        guard !isClosed else { throw .network("the session is closed") }
+    /// Sends one turn and waits for the complete answer. `position` is how many turns were asked on
+    /// this session before this one (0: the first).
+    func ask(_ message: String, timeout: Duration) async -> (position: Int, result: Result<String, GeminiError>) {
+        let position = state.withLock { state -> Int in
+            defer { state.asked += 1 }
+            return state.asked
+        }
+        guard !isClosed else { return (position, .failure(.network("the session is closed"))) }
         let result: Result<String, GeminiError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
             requests.yield(Pending(message: message, reply: { once.resume($0) }))
@@ -261,7 +271,7 @@ final class LiveSession: Sendable {
                 once.resume(.failure(.timedOut))
             }
         }
-        return try result.get()
+        return (position, result)
     }
 
     /// Connects, sends `setup` and waits for `setupComplete`.

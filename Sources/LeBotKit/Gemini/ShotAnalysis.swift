@@ -191,8 +191,15 @@ public struct ShotFacts: Sendable, Codable, Equatable {
         self.entryAngle = entryAngle
     }
 
+    /// A detected shot's facts, in the words the proxy takes (`make`/`miss`; an undecided shot has none).
     public init(_ shot: ShotEvent) {
-        self.init(outcome: shot.outcome.rawValue, entryAngle: shot.entryAngle)
+        let outcome: String? =
+            switch shot.outcome {
+            case .make: "make"
+            case .miss: "miss"
+            case .indeterminate: nil
+            }
+        self.init(outcome: outcome, entryAngle: shot.entryAngle)
     }
 
     /// Whether the values are ones a detector produces (the proxy refuses others).
