@@ -66,8 +66,9 @@ public final class BallTracker {
     private var mask: [UInt8] = []
     private var stack: [Int32] = []
     private var tracks: [Track] = []
-    /// The ball's colour in this video (mean Cb, Cr), learned from the flights followed so far.
-    public private(set) var ballColour: (cb: Double, cr: Double)?
+    /// The balls' colours in this video (mean Cb, Cr), learned from the flights followed so far: one
+    /// per ball that flew (two balls on one court need not be the same orange), three at most.
+    public private(set) var ballColours: [(cb: Double, cr: Double)] = []
     private var nextTrack = 1
     /// Frames seen so far.
     public private(set) var framesProcessed = 0
@@ -141,7 +142,7 @@ public final class BallTracker {
                 }
             }
             tracks = []
-            ballColour = nil
+            ballColours = []
         }
         framesProcessed += 1
         let blobs = findBlobs(cb: cb, cr: cr)
@@ -292,41 +293,97 @@ public final class BallTracker {
         return rise >= 6 * radius && round >= 0.5
     }
 
-    /// The ball's colour: the first flight sets it, later ones move it (light changes over a
-    /// session; a ball that goes from a bright to a dim end of the gym).
+    /// The balls' colours: a flight sets one, later flights of a like colour move it (light changes
+    /// over a session; a ball that goes from a bright to a dim end of the gym), a flight of another
+    /// colour (a second ball) adds one. One moving colour would follow whichever ball flew most and
+    /// could lose the other: a second ball dribbled for seconds pulled it so far that the shots of
+    /// the first were no longer seen.
     private func learn(from track: Track) {
         guard track.taught else { return }
-        guard let colour = ballColour else {
-            ballColour = (track.cb, track.cr)
-            return
+        let tolerance = Double(configuration.colourTolerance)
+        let nearest = ballColours.indices.min {
+            Self.colourDistance(ballColours[$0], track) < Self.colourDistance(ballColours[$1], track)
         }
-        ballColour = (colour.cb + (track.cb - colour.cb) * 0.02, colour.cr + (track.cr - colour.cr) * 0.02)
+        if let nearest, ballColours.count == 3 || Self.colourDistance(ballColours[nearest], track) <= tolerance / 2 {
+            let colour = ballColours[nearest]
+            ballColours[nearest] = (
+                colour.cb + (track.cb - colour.cb) * 0.02, colour.cr + (track.cr - colour.cr) * 0.02
+            )
+        } else {
+            ballColours.append((track.cb, track.cr))
+        }
+    }
+
+    /// |ΔCb| + |ΔCr|.
+    private static func colourDistance(_ colour: (cb: Double, cr: Double), _ other: (cb: Double, cr: Double)) -> Double
+    {
+        abs(colour.cb - other.cb) + abs(colour.cr - other.cr)
+    }
+
+    private static func colourDistance(_ colour: (cb: Double, cr: Double), _ track: Track) -> Double {
+        colourDistance(colour, (track.cb, track.cr))
     }
 
     /// Greedy nearest-prediction assignment of blobs to tracks; unmatched blobs start tracks.
     private func associate(_ blobs: [Blob], time: Double) -> [BallObservation] {
         var unused = Array(blobs.indices)
-        if let colour = ballColour {
+        if !ballColours.isEmpty {
             let tolerance = Double(configuration.colourTolerance)
-            unused.removeAll { abs(blobs[$0].cb - colour.cb) + abs(blobs[$0].cr - colour.cr) > tolerance }
+            unused.removeAll { blob in
+                !ballColours.contains { Self.colourDistance($0, (blobs[blob].cb, blobs[blob].cr)) <= tolerance }
+            }
         }
         var observations: [BallObservation] = []
+        let predictions = tracks.map { $0.predict(time) }
+        let still = tracks.map { track -> Bool in
+            guard track.points.count >= 2 else { return false }
+            let (a, b) = (track.points[track.points.count - 2], track.points[track.points.count - 1])
+            let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            return moved <= max(1.5, a.radius * 0.2) * (b.time - a.time) * 30
+        }
+        /// How far `blob` is from where track `index` expects its object, when it may be that object.
+        func gated(_ index: Int, _ blob: Int) -> Double? {
+            let last = tracks[index].points.last!
+            // Out of sight for a few frames, a moving ball may be further on: the gate grows. A thing
+            // that stood still does not jump across the picture when it comes back.
+            let gate =
+                max(4 * last.radius, Double(width) * 0.05) * Double(1 + (still[index] ? 0 : tracks[index].missed))
+            let dx = blobs[blob].x - predictions[index].x
+            let dy = blobs[blob].y - predictions[index].y
+            let distance = (dx * dx + dy * dy).squareRoot()
+            // A ball keeps its size from frame to frame (half hidden at worst): a speck of
+            // noise is not the ball that appears far from it.
+            let sizes = (blobs[blob].radius, last.radius)
+            guard max(sizes.0, sizes.1) <= 2.5 * max(min(sizes.0, sizes.1), 1), distance < gate else { return nil }
+            return distance
+        }
+        // Per blob, the two tracks that expect it nearest: a track that lost its object for a frame
+        // or more looks further around (its gate grows), and must not take a blob another track
+        // expects nearer. A long track whose object went out of sight for a few frames took a ball
+        // in flight, predicted to a pixel by its own track: the shot seemed to start at its apex.
+        var nearest = [(first: (track: Int, distance: Double), second: Double)](
+            repeating: ((-1, .infinity), .infinity), count: blobs.count)
+        for index in tracks.indices {
+            for blob in unused {
+                guard let distance = gated(index, blob) else { continue }
+                if distance < nearest[blob].first.distance {
+                    nearest[blob] = ((index, distance), nearest[blob].first.distance)
+                } else if distance < nearest[blob].second {
+                    nearest[blob].second = distance
+                }
+            }
+        }
         // Longest tracks choose first: a ball in flight should not lose its blob to a new track.
         let order = tracks.indices.sorted { tracks[$0].points.count > tracks[$1].points.count }
         for index in order {
-            let prediction = tracks[index].predict(time)
-            let last = tracks[index].points.last!
-            let gate = max(4 * last.radius, Double(width) * 0.05) * Double(1 + tracks[index].missed)
             var best: (blob: Int, distance: Double)?
             for (position, blob) in unused.enumerated() {
-                let dx = blobs[blob].x - prediction.x
-                let dy = blobs[blob].y - prediction.y
-                let distance = (dx * dx + dy * dy).squareRoot()
-                // A ball keeps its size from frame to frame (half hidden at worst): a speck of
-                // noise is not the ball that appears far from it.
-                let sizes = (blobs[blob].radius, last.radius)
-                guard max(sizes.0, sizes.1) <= 2.5 * max(min(sizes.0, sizes.1), 1) else { continue }
-                if distance < gate, distance < best?.distance ?? .infinity { best = (position, distance) }
+                guard let distance = gated(index, blob) else { continue }
+                if tracks[index].missed > 0 {
+                    let other = nearest[blob].first.track == index ? nearest[blob].second : nearest[blob].first.distance
+                    if other < distance { continue }
+                }
+                if distance < best?.distance ?? .infinity { best = (position, distance) }
             }
             if let best {
                 let blob = blobs[unused.remove(at: best.blob)]

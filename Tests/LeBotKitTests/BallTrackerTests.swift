@@ -1,0 +1,119 @@
+import CameraCommon
+import LeBotKit
+import Testing
+
+@Suite struct BallTrackerTests {
+    /// A grey 320×180 picture with orange discs (centre, radius in pixels), each of its own orange
+    /// when `colours` (Cb, Cr per disc) says so.
+    static func frame(_ discs: [(x: Double, y: Double, radius: Double)], colours: [(UInt8, UInt8)] = []) -> VideoFrame {
+        var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [128, 128, 128])
+        for plane in [1, 2] {
+            var bytes = frame.planes[plane].bytes
+            let row = frame.planes[plane].bytesPerRow
+            for y in 0..<frame.planes[plane].height {
+                for x in 0..<frame.planes[plane].width {
+                    // Chroma is at half the size: its pixel (x, y) covers luma (2x…2x+1, 2y…2y+1).
+                    let (lx, ly) = (Double(x) * 2 + 1, Double(y) * 2 + 1)
+                    if let disc = discs.indices.first(where: {
+                        let d = discs[$0]
+                        return (d.x - lx) * (d.x - lx) + (d.y - ly) * (d.y - ly) <= d.radius * d.radius
+                    }) {
+                        let colour = disc < colours.count ? colours[disc] : (85, 185)
+                        bytes[y * row + x] = plane == 1 ? colour.0 : colour.1
+                    }
+                }
+            }
+            frame.planes[plane].bytes = bytes
+        }
+        return frame
+    }
+
+    /// A second ball rolls along the floor and goes out of sight (behind a player); a shot flies past,
+    /// well within the distance the rolling ball's track still looks around for it. The shot keeps
+    /// its own track all the way: the old tracker let the longer track take the shot's blob (the
+    /// shot then seemed to start at the top of its arc, and was not found).
+    @Test func aBallInFlightKeepsItsTrackWhenALongerTrackThatLostItsObjectCouldReachIt() throws {
+        let tracker = BallTracker()
+        var ballTracks: [Int] = []
+        for index in 0..<46 {
+            var discs: [(x: Double, y: Double, radius: Double)] = []
+            // Rolling from just after the first frame (the picture the tracker starts from), 3 px a
+            // frame, gone after frame 29.
+            if (2..<30).contains(index) { discs.append((40 + 3 * Double(index - 2), 150, 10)) }
+            // The ball: thrown at frame 10, up and to the right, slowing as it climbs.
+            let ball: (x: Double, y: Double, radius: Double)? =
+                index >= 10
+                ? (
+                    120 + 4 * Double(index - 10),
+                    160 - 8 * Double(index - 10) + 0.15 * Double((index - 10) * (index - 10)), 8
+                )
+                : nil
+            if let ball { discs.append(ball) }
+            let seen = try tracker.process(Self.frame(discs), time: Double(index) / 30)
+            if let ball {
+                let near = seen.first { abs($0.x - ball.x) < 4 && abs($0.y - ball.y) < 4 }
+                #expect(near != nil, "frame \(index): the ball at (\(ball.x), \(ball.y)) was not seen: \(seen)")
+                if let near { ballTracks.append(near.track) }
+            }
+        }
+        #expect(Set(ballTracks).count == 1, "the ball's track changed: \(ballTracks)")
+    }
+
+    /// A small orange thing that stood still goes out of sight; six frames later a blob appears far
+    /// from it, near the rim. The still thing's track does not jump there (a still object does not
+    /// cross the picture while hidden): a track that did would seem to have climbed to the rim.
+    @Test func aStillThingThatVanishesDoesNotJumpAcrossThePicture() throws {
+        let tracker = BallTracker()
+        var still: Int?
+        for index in 0..<24 {
+            var discs: [(x: Double, y: Double, radius: Double)] = []
+            if (2..<12).contains(index) { discs.append((100, 150, 6)) }
+            if index >= 17 { discs.append((190, 60, 6)) }
+            let seen = try tracker.process(Self.frame(discs), time: Double(index) / 30)
+            if index == 11 { still = seen.first { abs($0.x - 100) < 3 && abs($0.y - 150) < 3 }?.track }
+            if index >= 17 {
+                let far = try #require(
+                    seen.first { abs($0.x - 190) < 3 && abs($0.y - 60) < 3 }, "frame \(index): \(seen)")
+                #expect(far.track != still, "frame \(index): the still thing's track jumped to (190, 60)")
+            }
+        }
+        #expect(still != nil)
+    }
+
+    /// Three balls of three oranges, each thrown in turn, the later two many times: the first is
+    /// still seen when it is thrown again. (One learned colour followed whichever ball flew most,
+    /// each a step from the last, and ended too far from the first ball's orange to see it.)
+    @Test func aBallIsStillSeenAfterBallsOfOtherOrangesFlewMore() throws {
+        let tracker = BallTracker()
+        let oranges: [(UInt8, UInt8)] = [(110, 148), (98, 156), (88, 163)]
+        var frameIndex = 0
+        var seenLast = 0
+        // One throw: 40 frames up and down 120 px across the picture.
+        func throwBall(_ colour: (UInt8, UInt8)) throws -> Int {
+            var seen = 0
+            for step in 0..<40 {
+                let x = 40 + 6 * Double(step)
+                let y = 160 - 12 * Double(step) + 0.3 * Double(step * step)
+                let found = try tracker.process(
+                    Self.frame([(x, y, 8)], colours: [colour]), time: Double(frameIndex) / 30)
+                frameIndex += 1
+                if found.contains(where: { abs($0.x - x) < 4 && abs($0.y - y) < 4 }) { seen += 1 }
+            }
+            // A moment with nothing in the air.
+            for _ in 0..<5 {
+                _ = try tracker.process(Self.frame([]), time: Double(frameIndex) / 30)
+                frameIndex += 1
+            }
+            return seen
+        }
+        _ = try tracker.process(Self.frame([]), time: 0)
+        frameIndex = 1
+        #expect(try throwBall(oranges[0]) >= 38)
+        for _ in 0..<4 { _ = try throwBall(oranges[1]) }
+        for _ in 0..<4 { _ = try throwBall(oranges[2]) }
+        seenLast = try throwBall(oranges[0])
+        #expect(
+            seenLast >= 38,
+            "the first ball was seen in \(seenLast) of 40 frames; colours learned: \(tracker.ballColours)")
+    }
+}
