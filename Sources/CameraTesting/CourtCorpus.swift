@@ -51,7 +51,8 @@ public enum CourtCorpus {
         ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
         ("first scored at the end of stop 34, then looked at (two rims not found): seen", [1201, 1202, 1203]),
         ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
-        ("held-out, first scored at the end of stop 35", [1401, 1402, 1403]),
+        ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
+        ("held-out, first scored at the end of stop 36", [1501, 1502, 1503]),
     ]
 
     public struct Options: Sendable {
