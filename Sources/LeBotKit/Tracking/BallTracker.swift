@@ -81,7 +81,7 @@ public final class BallTracker {
         var id: Int
         var points: [BallObservation]
         var missed = 0
-        /// Mean colour of its blobs so far, and whether it has taught ``ballColour``.
+        /// Mean colour of its blobs so far, and whether it has taught ``ballColours``.
         var cb = 0.0
         var cr = 0.0
         var taught = false
@@ -302,9 +302,12 @@ public final class BallTracker {
         guard track.taught else { return }
         let tolerance = Double(configuration.colourTolerance)
         let nearest = ballColours.indices.min {
-            Self.colourDistance(ballColours[$0], track) < Self.colourDistance(ballColours[$1], track)
+            Self.colourDistance(ballColours[$0], (track.cb, track.cr))
+                < Self.colourDistance(ballColours[$1], (track.cb, track.cr))
         }
-        if let nearest, ballColours.count == 3 || Self.colourDistance(ballColours[nearest], track) <= tolerance / 2 {
+        if let nearest,
+            ballColours.count == 3 || Self.colourDistance(ballColours[nearest], (track.cb, track.cr)) <= tolerance / 2
+        {
             let colour = ballColours[nearest]
             ballColours[nearest] = (
                 colour.cb + (track.cb - colour.cb) * 0.02, colour.cr + (track.cr - colour.cr) * 0.02
@@ -318,10 +321,6 @@ public final class BallTracker {
     private static func colourDistance(_ colour: (cb: Double, cr: Double), _ other: (cb: Double, cr: Double)) -> Double
     {
         abs(colour.cb - other.cb) + abs(colour.cr - other.cr)
-    }
-
-    private static func colourDistance(_ colour: (cb: Double, cr: Double), _ track: Track) -> Double {
-        colourDistance(colour, (track.cb, track.cr))
     }
 
     /// Greedy nearest-prediction assignment of blobs to tracks; unmatched blobs start tracks.
@@ -363,9 +362,12 @@ public final class BallTracker {
         // in flight, predicted to a pixel by its own track: the shot seemed to start at its apex.
         var nearest = [(first: (track: Int, distance: Double), second: Double)](
             repeating: ((-1, .infinity), .infinity), count: blobs.count)
+        // Track by blob, nil where the blob is not within the track's gate.
+        var distances = [[Double?]](repeating: [Double?](repeating: nil, count: blobs.count), count: tracks.count)
         for index in tracks.indices {
             for blob in unused {
                 guard let distance = gated(index, blob) else { continue }
+                distances[index][blob] = distance
                 if distance < nearest[blob].first.distance {
                     nearest[blob] = ((index, distance), nearest[blob].first.distance)
                 } else if distance < nearest[blob].second {
@@ -378,7 +380,7 @@ public final class BallTracker {
         for index in order {
             var best: (blob: Int, distance: Double)?
             for (position, blob) in unused.enumerated() {
-                guard let distance = gated(index, blob) else { continue }
+                guard let distance = distances[index][blob] else { continue }
                 if tracks[index].missed > 0 {
                     let other = nearest[blob].first.track == index ? nearest[blob].second : nearest[blob].first.distance
                     if other < distance { continue }
