@@ -24,4 +24,15 @@ public enum SiblingTool {
         }
         return try Subprocess.run(path(name), arguments, input: input, check: false)
     }
+
+    /// ``run(_:_:input:namespace:)`` waited for on a thread of its own. A test whose servers the tool
+    /// talks to must not hold one of Swift's few cooperative threads while it waits: on two cores
+    /// that left the servers one thread and the tool's requests timed out.
+    public static func detached(_ name: String, _ arguments: [String], input: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try run(name, arguments, input: input) })
+            }
+        }
+    }
 }

@@ -37,7 +37,7 @@ import Testing
         let video = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 6, seed: 5).first)
         let shots = video.events.filter(\.kind.isShot).count
         gemini.set(.goAwayAfterAnswer)  // every answer ends its session: each shot needs a new token
-        let run = try SiblingTool.run(
+        let run = try await SiblingTool.detached(
             "lebot",
             [
                 "live", video.path, "--rim", video.rim.map { String($0) }.joined(separator: ","), "--quiet", "--json",

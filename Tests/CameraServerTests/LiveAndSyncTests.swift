@@ -163,7 +163,7 @@ struct LiveAndSyncTests {
                     thumbnailPath: store.pendingThumbnailPath(id: id), sourceStart: 0, sourceEnd: 2))
         }
         // The server is down: nothing is lost, both stay pending, exit status 1.
-        let down = try cgame(
+        let down = try await cgame(
             [
                 "sync", "--store", home, "--server", "http://127.0.0.1:9", "--email", "x@example.com",
                 "--password-stdin",
@@ -174,7 +174,7 @@ struct LiveAndSyncTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.user("syncer")
-        let run = try cgame(
+        let run = try await cgame(
             [
                 "sync", "--store", home, "--server", server.base, "--email", "syncer@example.com", "--password-stdin",
                 "--json",
@@ -187,7 +187,7 @@ struct LiveAndSyncTests {
         #expect(Set(listed.compactMap { $0["id"] as? String }) == ["sync-0", "sync-1"])
         #expect(listed.allSatisfy { $0["size"] as? Int == clip.count && $0["thumbnailURL"] as? String != nil })
         // Run again: nothing pending, nothing duplicated.
-        _ = try cgame(
+        _ = try await cgame(
             ["sync", "--store", home, "--server", server.base, "--email", "syncer@example.com", "--password-stdin"],
             input: "password-syncer\n")
         #expect(try await server.request(.GET, "/api/clips", token: user.token).array.count == 2)
@@ -300,8 +300,9 @@ struct LiveAndSyncTests {
     }
 }
 
-/// Runs the built `cgame` with `input` on standard input.
-func cgame(_ arguments: [String], input: String) throws -> (status: Int32, stdout: String, stderr: String) {
-    let run = try SiblingTool.run("cgame", arguments, input: input)
+/// Runs the built `cgame` with `input` on standard input, off Swift's cooperative threads (it talks
+/// to this process's test server).
+func cgame(_ arguments: [String], input: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let run = try await SiblingTool.detached("cgame", arguments, input: input)
     return (run.status, run.stdout, run.stderr)
 }

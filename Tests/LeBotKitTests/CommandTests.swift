@@ -5,18 +5,11 @@ import Foundation
 import LeBotKit
 import Testing
 
-/// Runs the built `lebot` next to the test bundle, on a thread of its own: waiting for it must not
-/// hold one of Swift's few cooperative threads, which this process's test servers need to answer it.
+/// Runs the built `lebot` next to the test bundle, off Swift's cooperative threads (this process's
+/// test servers need them to answer it).
 func lebot(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(
-                with: Result {
-                    let run = try SiblingTool.run("lebot", arguments)
-                    return (run.status, run.stdout, run.stderr)
-                })
-        }
-    }
+    let run = try await SiblingTool.detached("lebot", arguments)
+    return (run.status, run.stdout, run.stderr)
 }
 
 /// Every frame of a video (or one image) as 240×136 grey bytes, decoded by ffmpeg.
