@@ -312,14 +312,13 @@ public final class ShotEventDetector {
             while releaseIndex > 0 {
                 let a = points[releaseIndex - 1]
                 let b = points[releaseIndex]
-                let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-                // Moving: 1.5 px or a fifth of its radius per 1/30 s, whatever the frame rate; and
-                // not further than a ball flies (the track jumped to it from something else).
+                // Moving (`BallObservation.moved(since:)`), and not further than a ball flies (the
+                // track jumped to it from something else).
                 let step = (b.time - a.time) * 30
                 // Out of sight above the picture in between: one flight (`flightAboveThePicture`).
                 let overTheTop = nearTop(a) && nearTop(b) && b.time - a.time < configuration.lostTimeout
-                let flying = overTheTop || (moved > max(1.5, a.radius * 0.2) * step && b.time - a.time < 0.2)
-                guard flying, moved < rimWidth * step, b.y <= a.y + a.radius else { break }
+                let flying = overTheTop || (b.moved(since: a) && b.time - a.time < 0.2)
+                guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + a.radius else { break }
                 releaseIndex -= 1
             }
             // Picked up in flight: its rise is another track's, ended just before, near it.
@@ -345,7 +344,7 @@ public final class ShotEventDetector {
             guard let last = points.last, !joined.contains(last.track), last.time < point.time,
                 point.time - last.time < 0.2, last.time > since, last.y > point.y
             else { return nil }
-            let moved = ((point.x - last.x) * (point.x - last.x) + (point.y - last.y) * (point.y - last.y)).squareRoot()
+            let moved = point.distance(from: last)
             // Not a ball whose own shot was decided since (a rebound on its way down).
             let start = max(since, decidedTracks[last.track] ?? -Double.infinity)
             return moved < rimWidth * (point.time - last.time) * 30 && last.time > start

@@ -26,6 +26,19 @@ public struct BallObservation: Sendable, Equatable {
     public var confidence: Double
 }
 
+extension BallObservation {
+    /// How far the ball is from `earlier`, in analysis pixels.
+    public func distance(from earlier: BallObservation) -> Double {
+        ((x - earlier.x) * (x - earlier.x) + (y - earlier.y) * (y - earlier.y)).squareRoot()
+    }
+
+    /// Whether the ball moved since `earlier`: 1.5 px or a fifth of its radius per 1/30 s, whatever
+    /// the frame rate (a ball held or lying still jitters by less).
+    public func moved(since earlier: BallObservation) -> Bool {
+        distance(from: earlier) > max(1.5, earlier.radius * 0.2) * (time - earlier.time) * 30
+    }
+}
+
 /// Finds a basketball in frames and follows it (the ball half of what Vision's trajectory request
 /// does on iOS).
 ///
@@ -85,6 +98,15 @@ public final class BallTracker {
         var cb = 0.0
         var cr = 0.0
         var taught = false
+
+        /// How far from its prediction a blob may be this object: out of sight for a few frames, a
+        /// moving ball may be further on, so the gate grows; a thing that stood still does not jump
+        /// across the picture when it comes back. `minimum`: the least gate, in pixels.
+        func gate(minimum: Double) -> Double {
+            let last = points[points.count - 1]
+            let still = points.count >= 2 && !last.moved(since: points[points.count - 2])
+            return max(4 * last.radius, minimum) * Double(1 + (still ? 0 : missed))
+        }
 
         /// Where the ball should be at `time`: constant acceleration from the last three points,
         /// constant velocity from two.
@@ -334,26 +356,19 @@ public final class BallTracker {
         }
         var observations: [BallObservation] = []
         let predictions = tracks.map { $0.predict(time) }
-        let still = tracks.map { track -> Bool in
-            guard track.points.count >= 2 else { return false }
-            let (a, b) = (track.points[track.points.count - 2], track.points[track.points.count - 1])
-            let moved = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            return moved <= max(1.5, a.radius * 0.2) * (b.time - a.time) * 30
-        }
+        let gates = tracks.map { $0.gate(minimum: Double(width) * 0.05) }
         /// How far `blob` is from where track `index` expects its object, when it may be that object.
         func gated(_ index: Int, _ blob: Int) -> Double? {
             let last = tracks[index].points.last!
-            // Out of sight for a few frames, a moving ball may be further on: the gate grows. A thing
-            // that stood still does not jump across the picture when it comes back.
-            let gate =
-                max(4 * last.radius, Double(width) * 0.05) * Double(1 + (still[index] ? 0 : tracks[index].missed))
             let dx = blobs[blob].x - predictions[index].x
             let dy = blobs[blob].y - predictions[index].y
             let distance = (dx * dx + dy * dy).squareRoot()
             // A ball keeps its size from frame to frame (half hidden at worst): a speck of
             // noise is not the ball that appears far from it.
             let sizes = (blobs[blob].radius, last.radius)
-            guard max(sizes.0, sizes.1) <= 2.5 * max(min(sizes.0, sizes.1), 1), distance < gate else { return nil }
+            guard max(sizes.0, sizes.1) <= 2.5 * max(min(sizes.0, sizes.1), 1), distance < gates[index] else {
+                return nil
+            }
             return distance
         }
         // Per blob, the two tracks that expect it nearest: a track that lost its object for a frame
