@@ -52,7 +52,8 @@ public enum CourtCorpus {
         ("first scored at the end of stop 34, then looked at (two rims not found): seen", [1201, 1202, 1203]),
         ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
         ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
-        ("held-out, first scored at the end of stop 36", [1501, 1502, 1503]),
+        ("first scored at the end of stop 36, its six faults listed in the note: seen", [1501, 1502, 1503]),
+        ("held-out, first scored at the end of stop 37", [1601, 1602, 1603]),
     ]
 
     public struct Options: Sendable {

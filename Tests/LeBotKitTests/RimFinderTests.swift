@@ -150,17 +150,16 @@ enum RimSeeds {
     /// enough, with "white" all round, and flatter than a hoop seen at 45°. One runs out of the
     /// side of the picture; one is wider than a rim that lets a shot fit in the picture. The hoop
     /// is found, not either of them.
-    @Test func aStripeOnTheWallIsNotTakenForTheRim() throws {
-        var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 128, 128])
+    /// A 320 × 180 picture of a wall of brightness `wall` with a hoop on it: an ellipse 28 × 8 px
+    /// around (220, 60), 2 px thick, and the tan stripes `stripes` (x range, first row; 2 px tall).
+    static func hoop(wall: UInt8, stripes: [(Range<Int>, Int)] = []) -> VideoFrame {
+        var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [wall, 128, 128])
         func paint(_ x: Int, _ y: Int, _ colour: (y: UInt8, u: UInt8, v: UInt8)) {
             frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = colour.y
             frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = colour.u
             frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = colour.v
         }
-        let tan: (y: UInt8, u: UInt8, v: UInt8) = (120, 108, 150)
-        for x in 0..<50 { for y in 120..<122 { paint(x, y, tan) } }  // out of the left side
-        for x in 150..<220 { for y in 140..<142 { paint(x, y, tan) } }  // 70 px: over a sixth of 320
-        // The hoop: an ellipse 28 × 8 px around (220, 60), 2 px thick; the wall below is its net.
+        for (columns, row) in stripes { for x in columns { for y in row..<row + 2 { paint(x, y, (120, 108, 150)) } } }
         for step in 0..<720 {
             let angle = Double(step) / 720 * 2 * .pi
             for thickness in 0..<2 {
@@ -169,11 +168,31 @@ enum RimSeeds {
                 paint(x, y, (110, 100, 170))
             }
         }
+        return frame
+    }
+
+    @Test func aStripeOnTheWallIsNotTakenForTheRim() throws {
+        // One stripe runs out of the left side; one is 70 px, over a sixth of 320. The white wall
+        // below the hoop is its net.
+        let frame = Self.hoop(wall: 200, stripes: [(0..<50, 120), (150..<220, 140)])
         var accumulator = RimFinder.Accumulator(width: 320, height: 180)
         for _ in 0..<5 { accumulator.add(frame) }
         let found = try #require(accumulator.result(minimumConfidence: 0.3))
         let centre = (x: (found.rim.x + found.rim.width / 2) * 320, y: (found.rim.y + found.rim.height / 2) * 180)
         #expect(abs(centre.x - 220) < 4 && abs(centre.y - 60) < 4, "found \(found.rim) (\(found.evidence))")
+        #expect(found.netBelow == true)
+    }
+
+    /// Whether a net hangs under the rim is kept with the rim (the shot detector believes a still
+    /// net from the first shot on when there is one): white under it is a net, a dark wall is not.
+    @Test func theFinderSaysWhetherANetHangsUnderTheRim() throws {
+        for (wall, net) in [(UInt8(200), true), (60, false)] {
+            var accumulator = RimFinder.Accumulator(width: 320, height: 180)
+            for _ in 0..<5 { accumulator.add(Self.hoop(wall: wall)) }
+            let found = try #require(accumulator.result(minimumConfidence: 0.2))
+            #expect(found.netBelow == net, "wall \(wall): \(found.evidence)")
+            #expect(found.evidence.contains("a net below") == net)
+        }
     }
 
     @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {

@@ -256,6 +256,32 @@ import Testing
         #expect(events.last?.reason == "went through the rim")
     }
 
+    /// When the rim finder saw a net hang under the rim, the net is believed before it has been seen
+    /// to swing: from the side, the first ball down through the rim that leaves it still passed
+    /// beside it, as after a swing. Without the finder's word the path decides until the net swings.
+    @Test func aNetTheFinderSawCountsBeforeItFirstSwings() {
+        let withNet = ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, netBelow: true)
+        var events: [ShotEvent] = []
+        // A steep rim-out that leaves the net still, then a side-on ball down through the rim.
+        events += Self.shoot(withNet, from: 1, entryX: 216, slope: 8, netSwings: false)
+        events += Self.shoot(withNet, from: 6, entryX: 216, slope: 1.2, netSwings: false)
+        #expect(events.map(\.outcome) == [.miss, .miss], "\(events.map(\.reason))")
+        #expect(events.last?.reason.hasPrefix("came down through the rim but the net did not move") == true)
+        let unknown = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false)
+        #expect(unknown.map(\.outcome) == [.make], "\(unknown.map(\.reason))")
+    }
+
+    /// White under the rim that never moves may be a wall, not a net: after three balls down
+    /// through the rim have left it still, and it has never swung, the path decides again.
+    @Test func aNetTheFinderSawThatNeverSwingsIsLeftToThePath() {
+        let detector = ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, netBelow: true)
+        var events: [ShotEvent] = []
+        for start in [1.0, 6, 11, 16] {
+            events += Self.shoot(detector, from: start, entryX: 216, slope: 1.2, netSwings: false)
+        }
+        #expect(events.map(\.outcome) == [.miss, .miss, .miss, .make], "\(events.map(\.reason))")
+    }
+
     /// Before anything is known of the net, a still net after a steep crossing counts against it.
     @Test func aFirstSteepCrossingWithAStillNetIsAMiss() {
         let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false)

@@ -19,6 +19,9 @@ public struct RimFinder: Sendable {
         public var frames: Int
         /// What was seen, in words ("an orange bar, stable in 97 % of frames, a net below, a board beside").
         public var evidence: String
+        /// Whether white that stays still hangs under the rim: a net (nil in analyses saved before
+        /// this was kept).
+        public var netBelow: Bool?
     }
 
     /// Seconds from the start of the video to sample.
@@ -245,7 +248,7 @@ public struct RimFinder: Sendable {
             if shape.w < best.shape.w { seen.append("its bracket to the board left out") }
             return Result(
                 rim: rim, confidence: (best.score * 100).rounded() / 100, frames: frames,
-                evidence: seen.joined(separator: ", "))
+                evidence: seen.joined(separator: ", "), netBelow: best.net >= 0.02)
         }
 
         /// `shape` without the bracket that holds the rim to the board, where it shows. From the

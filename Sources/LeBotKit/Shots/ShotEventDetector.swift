@@ -84,6 +84,8 @@ public final class ShotEventDetector {
     /// Shots after which the net was seen to swing, and makes by the ball's path after which it
     /// did not: a hoop with no net (or one that never moves) is told apart from a live net.
     private var netSwung = 0
+    /// The rim finder saw a net hang under the rim (``RimFinder/Result/netBelow``).
+    let netBelow: Bool
     private var netStill = 0
     /// Votes so far for a camera behind the shooter (positive) or at the side (negative): from
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
@@ -121,8 +123,12 @@ public final class ShotEventDetector {
         var geometry: (ShotOutcome, Reason)?
     }
 
-    public init(rim: RimCalibration, width: Int, height: Int, configuration: Configuration = Configuration()) {
+    public init(
+        rim: RimCalibration, width: Int, height: Int, netBelow: Bool = false,
+        configuration: Configuration = Configuration()
+    ) {
         self.rim = rim
+        self.netBelow = netBelow
         self.configuration = configuration
         self.width = Double(width)
         self.height = Double(height)
@@ -576,7 +582,9 @@ public final class ShotEventDetector {
     /// no net, or one that does not move): then the path decides. Any other crossing is decided by
     /// the path, or, when the ball was lost under the rim, by the net; except that a ball that flew
     /// across the picture, whose path went through the rim, is a miss if the net stayed still
-    /// after it had been seen to swing in this video. (Overruling makes by the path on every view
+    /// after it had been seen to swing in this video. A net the rim finder saw (``netBelow``) counts
+    /// as live from the first shot, until three makes by the path have left it still and it has
+    /// never swung: white that does not move may be a wall. (Overruling makes by the path on every view
     /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
     /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
     /// misses 0.06–0.72 %.)
@@ -585,7 +593,7 @@ public final class ShotEventDetector {
         let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
         let across = acrossTheView(attempt)
         let swung = peak >= (across ? configuration.netMotionForMake : configuration.netMotionForMakeAlongTheView)
-        let netIsDead = netSwung == 0 && netStill >= 1
+        let netIsDead = netSwung == 0 && netStill >= (netBelow ? 3 : 1)
         if swung {
             netSwung += 1
         } else if attempt.geometry?.0 == .make {
@@ -604,7 +612,7 @@ public final class ShotEventDetector {
             // From the side a ball through the hoop swings the net across the picture; one seen
             // dropping below the rim that left it still (once it has been seen to swing, so a hoop
             // without a net is not taken for one) bounced out sideways or passed beside it.
-            if geometry.0 == .make, !swung, across, netSwung > 0 {
+            if geometry.0 == .make, !swung, across, netSwung > 0 || (netBelow && !netIsDead) {
                 outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
             }
         } else {

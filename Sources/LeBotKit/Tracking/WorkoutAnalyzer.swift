@@ -171,7 +171,10 @@ public struct WorkoutAnalyzer: Sendable {
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
-        var shotDetector = rim.map { ShotEventDetector(rim: $0, width: width, height: height, configuration: detector) }
+        var shotDetector = rim.map {
+            ShotEventDetector(
+                rim: $0, width: width, height: height, netBelow: rimFound?.netBelow ?? false, configuration: detector)
+        }
         // Without a rim: frames held (and sampled for the finder) until it is found.
         var held: [Taken] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
@@ -187,14 +190,15 @@ public struct WorkoutAnalyzer: Sendable {
         // The most of the rim's box seen orange since the rim was taken: bare is against this, as
         // a thin rim found at full size is orange in only part of its box at the analysis size.
         var rimOrange = 0.0
-        var lostRim: RimCalibration?
+        var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
         let watchRim = self.rim == nil || self.rimFound != nil
         /// Shots are looked for against `rim` from the frames held on.
-        func resume(with rim: RimCalibration) throws(MediaError) {
+        func resume(with rim: RimCalibration, netBelow: Bool) throws(MediaError) {
             lostRim = nil
             rimOrange = 0
-            shotDetector = ShotEventDetector(rim: rim, width: width, height: height, configuration: detector)
+            shotDetector = ShotEventDetector(
+                rim: rim, width: width, height: height, netBelow: netBelow, configuration: detector)
             let waiting = held
             held = []
             for taken in waiting { try handle(taken) }
@@ -204,7 +208,7 @@ public struct WorkoutAnalyzer: Sendable {
                 guard final || finder.frames >= 40 else { return }
                 // Looked for again and not found: the old rim is the best there is.
                 guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
-                return try resume(with: previous)
+                return try resume(with: previous.rim, netBelow: previous.netBelow)
             }
             if lostRim != nil {
                 rimMoves.append(RimMove(time: firstHeld ?? lastTime, found: result))
@@ -213,7 +217,7 @@ public struct WorkoutAnalyzer: Sendable {
                 rimFound = result
             }
             onRim(result)
-            try resume(with: result.rim)
+            try resume(with: result.rim, netBelow: result.netBelow ?? false)
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
@@ -247,7 +251,7 @@ public struct WorkoutAnalyzer: Sendable {
                         shots.append(shot)
                         onShot(shot)
                     }
-                    lostRim = current.rim
+                    lostRim = (current.rim, current.netBelow)
                     shotDetector = nil
                     finder = RimFinder.Accumulator(width: width, height: height)
                     (firstHeld, bareSince) = (nil, nil)
