@@ -55,6 +55,10 @@ public final class ShotEventDetector {
         /// slices (stop 35): such steep misses peaked at 0 % (one at 0.23 %), makes at 0.09 % and
         /// 0.3 % up.
         public var netMotionForMakeAlongTheView = 0.0025
+        /// Share of the net's pixels that changed, at the peak, that says a net the rim finder saw
+        /// is a net that moves (a painted one, or a white wall, moves not at all), when it is short of
+        /// a swing. Seen slices (stop 37): side-on misses that passed the rim moved it 0.06–1.4 %.
+        public var netMovedALittle = 0.001
         /// A ball seen at most this many times larger at the release than at the rim flew across
         /// the picture (``acrossTheView``). Seen slices, a shot's own ratio: 0.6–1.3 from the side,
         /// 1.0–2.4 at 45° and from behind (the middle per video 0.86–1.18 against 1.01–1.93).
@@ -265,7 +269,11 @@ public final class ShotEventDetector {
     }
 
     /// At the picture's top edge (a high shot leaves through it and comes back down through it).
-    private func nearTop(_ point: BallObservation) -> Bool { point.y < point.radius * 3 + 4 }
+    /// `radius`: the ball's size when `point` is seen smaller than it is (cut by the edge, or
+    /// broken in two by something in front of it).
+    private func nearTop(_ point: BallObservation, radius: Double? = nil) -> Bool {
+        point.y < max(point.radius, radius ?? 0) * 3 + 4
+    }
 
     /// Whether `ball`, at the top edge, is a ball that left upward through it as the last of
     /// `points` did, within ``Configuration/lostTimeout``: where that one was going across the
@@ -273,9 +281,11 @@ public final class ShotEventDetector {
     /// edge of the picture crosses a good part of it while out of sight).
     private func comesBackFromAbove(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
         guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout,
-            nearTop(last), nearTop(ball)
+            nearTop(ball)
         else { return false }
         let rising = points.suffix(6)
+        // Seen smaller than it is as it went (cut by the edge, broken up): its size before says.
+        guard nearTop(last, radius: rising.map(\.radius).max()) else { return false }
         guard let first = rising.first, last.time - first.time > 0.05, first.y > last.y else { return false }
         let across = (last.x - first.x) / (last.time - first.time)
         return abs(ball.x - (last.x + across * (ball.time - last.time))) < rimWidth * 2
@@ -322,8 +332,13 @@ public final class ShotEventDetector {
                 // track jumped to it from something else).
                 let step = (b.time - a.time) * 30
                 // Out of sight above the picture in between: one flight (`flightAboveThePicture`).
-                let overTheTop = nearTop(a) && nearTop(b) && b.time - a.time < configuration.lostTimeout
-                let flying = overTheTop || (b.moved(since: a) && b.time - a.time < 0.2)
+                let size = max(a.radius, b.radius)
+                let overTheTop =
+                    nearTop(a, radius: size) && nearTop(b, radius: size) && b.time - a.time < configuration.lostTimeout
+                // Within 0.1 s of the apex a ball barely moves up or down, and flying towards or away
+                // from the camera (45°) barely across either: it is in the air all the same.
+                let atTheApex = points[apexIndex].time - a.time <= 0.1
+                let flying = overTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.2)
                 guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + a.radius else { break }
                 releaseIndex -= 1
             }
@@ -582,9 +597,11 @@ public final class ShotEventDetector {
     /// no net, or one that does not move): then the path decides. Any other crossing is decided by
     /// the path, or, when the ball was lost under the rim, by the net; except that a ball that flew
     /// across the picture, whose path went through the rim, is a miss if the net stayed still
-    /// after it had been seen to swing in this video. A net the rim finder saw (``netBelow``) counts
-    /// as live from the first shot, until three makes by the path have left it still and it has
-    /// never swung: white that does not move may be a wall. (Overruling makes by the path on every view
+    /// after it had been seen to swing in this video. A net the rim finder saw (``netBelow``) that
+    /// moved a little after the ball came down (``Configuration/netMovedALittle``), short of a
+    /// swing, is live too, from the first shot: the ball brushed it on its way past, not through.
+    /// A painted net, or white under the rim that is not one, never moves at all, and is left to
+    /// the path as before. (Overruling makes by the path on every view
     /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
     /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
     /// misses 0.06–0.72 %.)
@@ -593,7 +610,9 @@ public final class ShotEventDetector {
         let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
         let across = acrossTheView(attempt)
         let swung = peak >= (across ? configuration.netMotionForMake : configuration.netMotionForMakeAlongTheView)
-        let netIsDead = netSwung == 0 && netStill >= (netBelow ? 3 : 1)
+        let netIsDead = netSwung == 0 && netStill >= 1
+        // Seen to be a net that moves: it swung for a shot before, or the finder saw one and it moved now.
+        let netIsLive = netSwung > 0 || (netBelow && peak >= configuration.netMovedALittle)
         if swung {
             netSwung += 1
         } else if attempt.geometry?.0 == .make {
@@ -604,7 +623,7 @@ public final class ShotEventDetector {
             outcome =
                 swung
                 ? (.make, "the net swung after the ball came down into the rim")
-                : netIsDead
+                : netIsDead && !netIsLive
                     ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
                     : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
@@ -612,7 +631,7 @@ public final class ShotEventDetector {
             // From the side a ball through the hoop swings the net across the picture; one seen
             // dropping below the rim that left it still (once it has been seen to swing, so a hoop
             // without a net is not taken for one) bounced out sideways or passed beside it.
-            if geometry.0 == .make, !swung, across, netSwung > 0 || (netBelow && !netIsDead) {
+            if geometry.0 == .make, !swung, across, netIsLive {
                 outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
             }
         } else {
