@@ -80,6 +80,38 @@ import Testing
         #expect(still != nil)
     }
 
+    /// A ball rolls along the floor and goes out of sight; four frames later a ball is held still
+    /// at the shooter's chest, 60 px higher, within the rolling ball's grown gate, and more orange
+    /// (an orange stripe behind it bleeds into its chroma). The track that took it rose without
+    /// flying: it teaches no colour, so the shot thrown after, of the ball's own orange 33 away, is
+    /// seen. (The court's angledRight 1603: that jump taught the stripe's orange, and the video's
+    /// first two shots were not seen.)
+    @Test func aTrackThatJumpedUpDidNotFlyAndTeachesNoColour() throws {
+        let tracker = BallTracker()
+        let heldInFrontOfTheStripe: (UInt8, UInt8) = (95, 166)
+        let inTheAir: (UInt8, UInt8) = (111, 149)
+        var index = 0
+        func show(_ discs: [(x: Double, y: Double, radius: Double)], _ colour: (UInt8, UInt8)) throws
+            -> [BallObservation]
+        {
+            defer { index += 1 }
+            return try tracker.process(Self.frame(discs, colours: [colour]), time: Double(index) / 30)
+        }
+        _ = try show([], inTheAir)
+        for step in 0..<18 { _ = try show([(40 + 3 * Double(step), 160, 8)], heldInFrontOfTheStripe) }
+        for _ in 0..<4 { _ = try show([], inTheAir) }
+        for _ in 0..<12 { _ = try show([(110, 100, 8)], heldInFrontOfTheStripe) }
+        // Out of sight long enough for every track to end.
+        for _ in 0..<10 { _ = try show([], inTheAir) }
+        var seen = 0
+        for step in 0..<40 {
+            let (x, y) = (40 + 6 * Double(step), 160 - 12 * Double(step) + 0.3 * Double(step * step))
+            let found = try show([(x, y, 8)], inTheAir)
+            if found.contains(where: { abs($0.x - x) < 4 && abs($0.y - y) < 4 }) { seen += 1 }
+        }
+        #expect(seen >= 38, "the shot was seen in \(seen) of 40 frames; colours learned: \(tracker.ballColours)")
+    }
+
     /// Three balls of three oranges, each thrown in turn, the later two many times: the first is
     /// still seen when it is thrown again. (One learned colour followed whichever ball flew most,
     /// each a step from the last, and ended too far from the first ball's orange to see it.)

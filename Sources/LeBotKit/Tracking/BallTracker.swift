@@ -306,10 +306,21 @@ public final class BallTracker {
 
     /// A track that flew: 10 points or more, round, and a rise of several of its own radii (a
     /// thrown or dribbled ball; a shirt, a rolling ball or a skin tone does not rise like that).
+    /// The rise counts only within a stretch followed frame after frame (a gap of 0.05 s at most):
+    /// a track that lost a ball rolling on the floor and, its gate grown, took the ball held at the
+    /// shooter's chest rose without flying, and taught the held ball's colour (bled into by an
+    /// orange stripe behind it) as the ball's, so the real flights were not seen.
+    static let flightGap = 0.05
     private func isFlight(_ track: Track) -> Bool {
         guard track.points.count >= 10 else { return false }
         let recent = track.points.suffix(30)
-        let rise = (recent.map(\.y).max() ?? 0) - (recent.map(\.y).min() ?? 0)
+        var rise = 0.0
+        var stretch = (low: recent.first!.y, high: recent.first!.y)
+        for (earlier, point) in zip(recent, recent.dropFirst()) {
+            if point.time - earlier.time > Self.flightGap { stretch = (point.y, point.y) }
+            stretch = (min(stretch.low, point.y), max(stretch.high, point.y))
+            rise = max(rise, stretch.high - stretch.low)
+        }
         let radius = recent.map(\.radius).reduce(0, +) / Double(recent.count)
         let round = recent.map(\.confidence).reduce(0, +) / Double(recent.count)
         return rise >= 6 * radius && round >= 0.5
