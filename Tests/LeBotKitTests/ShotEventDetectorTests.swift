@@ -277,6 +277,34 @@ import Testing
         #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
     }
 
+    /// In a dim gym whose wall is near the ball's colour the tracker sees the rising ball only now
+    /// and then: its track goes on across 0.23 s unseen (six frames missed, as long as a track
+    /// lives). The release is still found in the hands, not after the last gap (sideLeft 1602's
+    /// clean make was placed 0.6 s late, at its apex: a shot not found and an extra one).
+    @Test func aRisingBallSeenNowAndThenIsReleasedFromTheHands() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        // The same flight as the ball slow at its apex, but six frames unseen on the way up.
+        var points: [(Double, Double)?] = (0..<8).map { (120, 150 - Double($0) * 0.1) }
+        for i in 0...20 {
+            let t = Double(i) / 20
+            points.append(
+                (8...13).contains(i) ? nil : (120 + 10 * t, 150 - 110 * (1 - (1 - t) * (1 - t))))
+        }
+        for i in 1...10 { points.append((130 + 8.6 * Double(i), 40 + 0.22 * Double(i * i))) }
+        for i in 1...20 { points.append((216 + 0.3 * Double(i), 62 + 5 * Double(i))) }
+        for (index, point) in points.enumerated() {
+            let time = 1 + Double(index) / 30
+            let seen = point.map { [BallObservation(time: time, x: $0.0, y: $0.1, radius: 4, track: 1, confidence: 1)] }
+            events += detector.process(seen ?? [], time: time)
+        }
+        for index in 0..<60 { events += detector.process([], time: 1 + Double(points.count + index) / 30) }
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        let release: Double = 1 + 8.0 / 30
+        let found: Double = events.first?.releaseTime ?? 0
+        #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
+    }
+
     /// A hoop with no net (or a painted one): a side-on make left it still, so a steep ball seen
     /// dropping below the rim is a make by its path, not a miss for want of a net.
     @Test func withoutANetThePathDecidesSteepCrossings() {

@@ -338,7 +338,9 @@ public final class ShotEventDetector {
                 // Within 0.1 s of the apex a ball barely moves up or down, and flying towards or away
                 // from the camera (45°) barely across either: it is in the air all the same.
                 let atTheApex = points[apexIndex].time - a.time <= 0.1
-                let flying = overTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.2)
+                // Unseen for as long as a track lives (six frames missed: 0.23 s at 30 fps), as a dim
+                // ball against a wall of nearly its colour is, it flew on all the same.
+                let flying = overTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.25)
                 guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + a.radius else { break }
                 releaseIndex -= 1
             }
