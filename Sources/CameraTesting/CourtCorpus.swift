@@ -53,7 +53,8 @@ public enum CourtCorpus {
         ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
         ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
         ("first scored at the end of stop 36, its six faults listed in the note: seen", [1501, 1502, 1503]),
-        ("held-out, first scored at the end of stop 37", [1601, 1602, 1603]),
+        ("first scored at the end of stop 37, then two rules read off its faults: seen", [1601, 1602, 1603]),
+        ("held-out, first scored at the end of stop 38", [1701, 1702, 1703]),
     ]
 
     public struct Options: Sendable {
