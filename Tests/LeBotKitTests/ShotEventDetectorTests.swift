@@ -249,47 +249,19 @@ import Testing
         #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
     }
 
-    /// At 45° the ball flies largely towards or away from the camera: near its apex it moves less
-    /// than a frame's jitter up or down and across. It is in the air all the same, and its release
-    /// is where it left the hands, not the apex.
-    @Test func aBallSlowAtItsApexIsReleasedFromTheHands() {
-        let detector = detector()
+    /// In the hands at (120, 150) for 8 frames (released at 1 s + 8 frames); up to the apex at
+    /// (130, 40), beside the zone over the rim, ½ px across a frame (the last frames before the apex
+    /// move under 1.5 px in all); then into the zone and down through the rim line at x 216, and on
+    /// under the opening. The flight's frames in `unseen` (0...20 on the way up) show no ball.
+    /// Returns the events and when the ball truly left the hands.
+    static func shotFromTheHands(_ detector: ShotEventDetector, unseen: ClosedRange<Int>? = nil) -> (
+        events: [ShotEvent], release: Double
+    ) {
         var events: [ShotEvent] = []
-        // In the hands at (120, 150) for 8 frames; up to the apex at (130, 40), beside the zone over
-        // the rim, ½ px across a frame (the last frames before the apex move under 1.5 px in all);
-        // then into the zone and down through the rim line at x 216, and on under the opening.
-        var points: [(Double, Double)] = (0..<8).map { (120, 150 - Double($0) * 0.1) }
-        for i in 0...20 {
-            let t = Double(i) / 20
-            points.append((120 + 10 * t, 150 - 110 * (1 - (1 - t) * (1 - t))))
-        }
-        for i in 1...10 { points.append((130 + 8.6 * Double(i), 40 + 0.22 * Double(i * i))) }
-        for i in 1...20 { points.append((216 + 0.3 * Double(i), 62 + 5 * Double(i))) }
-        for (index, point) in points.enumerated() {
-            let time = 1 + Double(index) / 30
-            events += detector.process(
-                [BallObservation(time: time, x: point.0, y: point.1, radius: 4, track: 1, confidence: 1)], time: time)
-        }
-        for index in 0..<60 { events += detector.process([], time: 1 + Double(points.count + index) / 30) }
-        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
-        let release: Double = 1 + 8.0 / 30
-        let found: Double = events.first?.releaseTime ?? 0
-        #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
-    }
-
-    /// In a dim gym whose wall is near the ball's colour the tracker sees the rising ball only now
-    /// and then: its track goes on across 0.23 s unseen (six frames missed, as long as a track
-    /// lives). The release is still found in the hands, not after the last gap (sideLeft 1602's
-    /// clean make was placed 0.6 s late, at its apex: a shot not found and an extra one).
-    @Test func aRisingBallSeenNowAndThenIsReleasedFromTheHands() {
-        let detector = detector()
-        var events: [ShotEvent] = []
-        // The same flight as the ball slow at its apex, but six frames unseen on the way up.
         var points: [(Double, Double)?] = (0..<8).map { (120, 150 - Double($0) * 0.1) }
         for i in 0...20 {
             let t = Double(i) / 20
-            points.append(
-                (8...13).contains(i) ? nil : (120 + 10 * t, 150 - 110 * (1 - (1 - t) * (1 - t))))
+            points.append(unseen?.contains(i) == true ? nil : (120 + 10 * t, 150 - 110 * (1 - (1 - t) * (1 - t))))
         }
         for i in 1...10 { points.append((130 + 8.6 * Double(i), 40 + 0.22 * Double(i * i))) }
         for i in 1...20 { points.append((216 + 0.3 * Double(i), 62 + 5 * Double(i))) }
@@ -299,8 +271,26 @@ import Testing
             events += detector.process(seen ?? [], time: time)
         }
         for index in 0..<60 { events += detector.process([], time: 1 + Double(points.count + index) / 30) }
+        return (events, 1 + 8.0 / 30)
+    }
+
+    /// At 45° the ball flies largely towards or away from the camera: near its apex it moves less
+    /// than a frame's jitter up or down and across. It is in the air all the same, and its release
+    /// is where it left the hands, not the apex.
+    @Test func aBallSlowAtItsApexIsReleasedFromTheHands() {
+        let (events, release) = Self.shotFromTheHands(detector())
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
-        let release: Double = 1 + 8.0 / 30
+        let found: Double = events.first?.releaseTime ?? 0
+        #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
+    }
+
+    /// In a dim gym whose wall is near the ball's colour the tracker sees the rising ball only now
+    /// and then: its track goes on across 0.23 s unseen (six frames missed, as long as a track
+    /// lives). The release is still found in the hands, not after the last gap (sideLeft 1602's
+    /// clean make was placed 0.6 s late, at its apex: a shot not found and an extra one).
+    @Test func aRisingBallSeenNowAndThenIsReleasedFromTheHands() {
+        let (events, release) = Self.shotFromTheHands(detector(), unseen: 8...13)
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
         let found: Double = events.first?.releaseTime ?? 0
         #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
     }
