@@ -28,6 +28,12 @@ import Testing
         return frame
     }
 
+    /// Where a ball thrown from (40, 160) is `step` frames later: 40 frames up and down, 234 px
+    /// across the picture.
+    static func thrown(_ step: Int) -> (x: Double, y: Double) {
+        (40 + 6 * Double(step), 160 - 12 * Double(step) + 0.3 * Double(step * step))
+    }
+
     /// A second ball rolls along the floor and goes out of sight (behind a player); a shot flies past,
     /// well within the distance the rolling ball's track still looks around for it. The shot keeps
     /// its own track all the way: the old tracker let the longer track take the shot's blob (the
@@ -105,7 +111,7 @@ import Testing
         for _ in 0..<10 { _ = try show([], inTheAir) }
         var seen = 0
         for step in 0..<40 {
-            let (x, y) = (40 + 6 * Double(step), 160 - 12 * Double(step) + 0.3 * Double(step * step))
+            let (x, y) = Self.thrown(step)
             let found = try show([(x, y, 8)], inTheAir)
             if found.contains(where: { abs($0.x - x) < 4 && abs($0.y - y) < 4 }) { seen += 1 }
         }
@@ -120,12 +126,11 @@ import Testing
         let oranges: [(UInt8, UInt8)] = [(110, 148), (98, 156), (88, 163)]
         var frameIndex = 0
         var seenLast = 0
-        // One throw: 40 frames up and down 120 px across the picture.
+        // One throw (``thrown(_:)``), then a moment with nothing in the air.
         func throwBall(_ colour: (UInt8, UInt8)) throws -> Int {
             var seen = 0
             for step in 0..<40 {
-                let x = 40 + 6 * Double(step)
-                let y = 160 - 12 * Double(step) + 0.3 * Double(step * step)
+                let (x, y) = Self.thrown(step)
                 let found = try tracker.process(
                     Self.frame([(x, y, 8)], colours: [colour]), time: Double(frameIndex) / 30)
                 frameIndex += 1

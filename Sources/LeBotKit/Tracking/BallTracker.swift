@@ -304,13 +304,15 @@ public final class BallTracker {
         return blobs
     }
 
+    /// The longest gap, seconds, within a stretch of a track followed frame after frame (``isFlight``).
+    private static let flightGap = 0.05
+
     /// A track that flew: 10 points or more, round, and a rise of several of its own radii (a
     /// thrown or dribbled ball; a shirt, a rolling ball or a skin tone does not rise like that).
-    /// The rise counts only within a stretch followed frame after frame (a gap of 0.05 s at most):
-    /// a track that lost a ball rolling on the floor and, its gate grown, took the ball held at the
+    /// The rise counts only within a stretch followed frame after frame (``flightGap``): a track
+    /// that lost a ball rolling on the floor and, its gate grown, took the ball held at the
     /// shooter's chest rose without flying, and taught the held ball's colour (bled into by an
     /// orange stripe behind it) as the ball's, so the real flights were not seen.
-    static let flightGap = 0.05
     private func isFlight(_ track: Track) -> Bool {
         guard track.points.count >= 10 else { return false }
         let recent = track.points.suffix(30)
