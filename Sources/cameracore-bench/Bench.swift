@@ -27,7 +27,9 @@ struct Bench: ParsableCommand {
 
             `--only court` is LeBot's accuracy table on the 3D court corpus instead: every camera \
             placement, tuning and held-out seeds, 1280×720, `lebot analyze` with no `--rim` (the \
-            videos are rendered into --work the first time, ~5 minutes).
+            videos are rendered into --work the first time, ~5 minutes). `--only real-footage` \
+            scores the rim finder and `lebot analyze` on real phone videos of outdoor courts \
+            (scripts/real-footage.sh fetches them; they are not ours to ship).
             """)
 
     @Option(help: "Folder for generated media and outputs.")
@@ -57,6 +59,15 @@ struct Bench: ParsableCommand {
     )
     var courtSeeds: String?
 
+    @Option(
+        help:
+            "With --only real-footage: the folder of real basketball videos (filled by scripts/real-footage.sh)."
+    )
+    var realFootage: String = "real-footage"
+
+    @Flag(help: "With --only real-footage: score the held-out videos too (once, at the end of a change).")
+    var realFootageHeldOut = false
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         if let courtSeeds, Self.seeds(courtSeeds) == nil {
@@ -85,6 +96,11 @@ struct Bench: ParsableCommand {
             try CourtBench.run(
                 work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly,
                 seeds: courtSeeds.flatMap(Self.seeds))
+            return
+        }
+        if only == "real-footage" {
+            try RealFootageBench.run(
+                folder: realFootage, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut)
             return
         }
         if only == "lebot" {

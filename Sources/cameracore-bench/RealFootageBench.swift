@@ -1,0 +1,106 @@
+import CameraTesting
+import Foundation
+import LeBotKit
+
+/// LeBot on basketball videos nobody here made (``RealFootage``): is the hoop found, and how many
+/// of the shots called by eye does `lebot analyze` find and judge right, run as a user runs it
+/// (no `--rim`) and with the true rim given (what a user who tapped the rim gets). The videos are
+/// read from `folder` (filled by `scripts/real-footage.sh`); the held-out ones only when asked.
+enum RealFootageBench {
+    struct Tally {
+        var attempts = 0
+        var found = 0
+        /// Found shots whose make or miss the picture shows.
+        var callable = 0
+        var correct = 0
+        var extra = 0
+
+        mutating func add(_ video: RealFootage.Video, _ shots: [ShotEvent]) {
+            var unmatched = shots
+            for truth in video.shots {
+                attempts += 1
+                guard let index = unmatched.firstIndex(where: { RealFootage.matches(release: $0.releaseTime, truth) })
+                else { continue }
+                let shot = unmatched.remove(at: index)
+                found += 1
+                guard let made = truth.made else { continue }
+                callable += 1
+                if shot.outcome != .indeterminate, (shot.outcome == .make) == made { correct += 1 }
+            }
+            extra +=
+                unmatched.filter { shot in
+                    !video.unclear.contains { RealFootage.matches(release: shot.releaseTime, .init($0, nil)) }
+                }.count
+        }
+
+        static func + (a: Tally, b: Tally) -> Tally {
+            Tally(
+                attempts: a.attempts + b.attempts, found: a.found + b.found, callable: a.callable + b.callable,
+                correct: a.correct + b.correct, extra: a.extra + b.extra)
+        }
+
+        var cells: String { "\(found)/\(attempts), \(correct)/\(callable), \(extra)" }
+    }
+
+    static func run(folder: String, lebot: String, heldOut: Bool) throws {
+        let videos = RealFootage.videos.filter { heldOut || !$0.heldOut }
+        let missing = videos.filter { !FileManager.default.fileExists(atPath: "\(folder)/\($0.name)") }
+        guard missing.isEmpty else {
+            throw ValidationFailure(
+                "\(folder) lacks \(missing.map(\.name).joined(separator: ", ")): fill it with scripts/real-footage.sh \(folder)"
+            )
+        }
+        print("")
+        print(
+            "LeBot on real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), from \(folder)")
+        print("")
+        print(
+            "| video | held out | rim | finder's box, confidence | no `--rim`: found, right, extra | true rim given: found, right, extra |"
+        )
+        print("|---|---|---|---|---|---|")
+        var rims = 0
+        var (asRun, given) = (Tally(), Tally())
+        for video in videos {
+            let path = "\(folder)/\(video.name)"
+            let found = try RimFinder().find(in: path)
+            let box = found.map { [$0.rim.x, $0.rim.y, $0.rim.width, $0.rim.height] }
+            let verdict: String
+            switch box.map({ RimScore(found: $0, truth: video.rim).isFound }) {
+            case true?:
+                verdict = "right"
+                rims += 1
+            case false?: verdict = "**wrong**"
+            case nil: verdict = "none"
+            }
+            let boxText =
+                found.map {
+                    "\(box!.map { format($0, digits: 3) }.joined(separator: ",")), \(Int(($0.confidence * 100).rounded())) %"
+                }
+                ?? "-"
+            var videoAsRun = Tally()
+            if found != nil {
+                videoAsRun.add(video, try analyze(path, lebot: lebot))
+            } else {
+                videoAsRun.attempts = video.shots.count
+            }
+            var videoGiven = Tally()
+            videoGiven.add(
+                video, try analyze(path, lebot: lebot, rim: video.rim.map { String($0) }.joined(separator: ",")))
+            asRun = asRun + videoAsRun
+            given = given + videoGiven
+            print(
+                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) |"
+            )
+        }
+        print("| all | | \(rims)/\(videos.count) | | \(asRun.cells) | \(given.cells) |")
+        print("")
+        print(
+            "found: shots reported within 2 s before the ball reached the rim / shots called by eye; right: makes and misses called right / found shots whose outcome the picture shows; extra: shots reported where there was none."
+        )
+    }
+
+    static func analyze(_ path: String, lebot: String, rim: String? = nil) throws -> [ShotEvent] {
+        let run = try Subprocess.run(lebot, ["analyze", path, "--json"] + (rim.map { ["--rim", $0] } ?? []))
+        return try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8)).shots
+    }
+}
