@@ -34,6 +34,45 @@ import Testing
         (40 + 6 * Double(step), 160 - 12 * Double(step) + 0.3 * Double(step * step))
     }
 
+    /// A worn ball filmed outdoors by a phone, as measured on such a video: a dark grey disc (luma
+    /// 80, Cb 126, Cr 138) thrown across a pale blue sky (luma 200, Cb 142, Cr 115). Its colour is
+    /// orange nowhere, so the colour model never sees it; told by its brightness, it is followed
+    /// all the way on one track.
+    @Test func aDarkGreyBallAgainstTheSkyIsSeenByItsBrightness() throws {
+        func sky(ball: (x: Double, y: Double)?) -> VideoFrame {
+            var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 142, 115])
+            guard let ball else { return frame }
+            for y in 0..<180 {
+                for x in 0..<320
+                where (Double(x) - ball.x) * (Double(x) - ball.x) + (Double(y) - ball.y) * (Double(y) - ball.y) <= 49 {
+                    frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 80
+                    frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 126
+                    frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 138
+                }
+            }
+            return frame
+        }
+        func follow(byBrightness: Bool) throws -> (seen: Int, tracks: Set<Int>) {
+            let tracker = BallTracker()
+            tracker.byBrightness = byBrightness
+            _ = try tracker.process(sky(ball: nil), time: 0)
+            var (seen, tracks) = (0, Set<Int>())
+            for step in 0..<40 {
+                let ball = Self.thrown(step)
+                let found = try tracker.process(sky(ball: ball), time: Double(step + 1) / 30)
+                if let near = found.first(where: { abs($0.x - ball.x) < 4 && abs($0.y - ball.y) < 4 }) {
+                    seen += 1
+                    tracks.insert(near.track)
+                }
+            }
+            return (seen, tracks)
+        }
+        #expect(try follow(byBrightness: false).seen == 0)
+        let followed = try follow(byBrightness: true)
+        #expect(followed.seen >= 38, "seen in \(followed.seen) of 40 frames")
+        #expect(followed.tracks.count == 1, "tracks \(followed.tracks)")
+    }
+
     /// A second ball rolls along the floor and goes out of sight (behind a player); a shot flies past,
     /// well within the distance the rolling ball's track still looks around for it. The shot keeps
     /// its own track all the way: the old tracker let the longer track take the shot's blob (the

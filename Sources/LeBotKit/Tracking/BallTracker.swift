@@ -68,6 +68,9 @@ public final class BallTracker {
         public var backgroundRate = 0.04
         /// Frames a track survives without a detection.
         public var maximumMissedFrames = 6
+        /// How far a pixel's luma must be from the background model's to be new when the ball is
+        /// told by its brightness (``BallTracker/byBrightness``).
+        public var minimumLumaChange = 30
         public init() {}
     }
 
@@ -76,6 +79,7 @@ public final class BallTracker {
     public private(set) var height = 0
     private var backgroundCb: [Float] = []
     private var backgroundCr: [Float] = []
+    private var backgroundY: [Float] = []
     private var mask: [UInt8] = []
     private var stack: [Int32] = []
     private var tracks: [Track] = []
@@ -89,6 +93,11 @@ public final class BallTracker {
     /// pixel is new only when no neighbour's background had its colour either (the rim one pixel
     /// over is not a ball). Off for a camera that stands still.
     public var heldStill = false
+    /// The ball is told by its brightness, not its colour: a pixel is new when its luma left the
+    /// background's, whatever its colour (only the sky's blue and the grass's green are not a ball).
+    /// A worn ball filmed by a phone outdoors and compressed is a dark grey disc against the sky
+    /// (Cb 126, Cr 138 where a gym's ball is Cr 150–190): orange nowhere.
+    public var byBrightness = false
 
     struct Track {
         var id: Int
@@ -156,18 +165,20 @@ public final class BallTracker {
             height = frame.height
             backgroundCb = [Float](repeating: 128, count: cw * ch)
             backgroundCr = [Float](repeating: 128, count: cw * ch)
+            backgroundY = [Float](repeating: 128, count: cw * ch)
             mask = [UInt8](repeating: 0, count: cw * ch)
             for y in 0..<ch {
                 for x in 0..<cw {
                     backgroundCb[y * cw + x] = Float(cb.bytes[y * cb.bytesPerRow + x])
                     backgroundCr[y * cw + x] = Float(cr.bytes[y * cr.bytesPerRow + x])
+                    backgroundY[y * cw + x] = Float(frame.planes[0].bytes[y * 2 * frame.planes[0].bytesPerRow + x * 2])
                 }
             }
             tracks = []
             ballColours = []
         }
         framesProcessed += 1
-        let blobs = findBlobs(cb: cb, cr: cr)
+        let blobs = findBlobs(luma: frame.planes[0], cb: cb, cr: cr)
         return associate(blobs, time: time)
     }
 
@@ -182,7 +193,7 @@ public final class BallTracker {
     }
 
     /// Candidate pixels → connected components → ball-like blobs, in luma pixel units.
-    private func findBlobs(cb: Plane, cr: Plane) -> [Blob] {
+    private func findBlobs(luma: Plane, cb: Plane, cr: Plane) -> [Blob] {
         let cw = cb.width
         let ch = cb.height
         let redness = Float(configuration.minimumRedness)
@@ -190,42 +201,62 @@ public final class BallTracker {
         let change = Float(configuration.minimumChange)
         let rate = Float(configuration.backgroundRate)
         let heldStill = heldStill
-        cb.bytes.withUnsafeBufferPointer { cbBytes in
-            cr.bytes.withUnsafeBufferPointer { crBytes in
-                backgroundCb.withUnsafeMutableBufferPointer { bgCb in
-                    backgroundCr.withUnsafeMutableBufferPointer { bgCr in
-                        mask.withUnsafeMutableBufferPointer { mask in
-                            for y in 0..<ch {
-                                let rowCb = y * cb.bytesPerRow
-                                let rowCr = y * cr.bytesPerRow
-                                for x in 0..<cw {
-                                    let i = y * cw + x
-                                    let u = Float(cbBytes[rowCb + x])
-                                    let v = Float(crBytes[rowCr + x])
-                                    let red = v - 128
-                                    let blue = 128 - u
-                                    let orange = red >= redness && blue >= blueness && red * 2 >= blue
-                                    var candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
-                                    if candidate, heldStill {
-                                        // Not new when a neighbour's background had this colour: an
-                                        // orange rim one pixel over (a hand-held picture is held
-                                        // still to a pixel, not better).
-                                        search: for ny in max(0, y - 1)...min(ch - 1, y + 1) {
-                                            for nx in max(0, x - 1)...min(cw - 1, x + 1) where nx != x || ny != y {
-                                                let n = ny * cw + nx
-                                                if abs(v - bgCr[n]) + abs(u - bgCb[n]) < change {
-                                                    candidate = false
-                                                    break search
+        let byBrightness = byBrightness
+        let lumaChange = Float(configuration.minimumLumaChange)
+        luma.bytes.withUnsafeBufferPointer { yBytes in
+            cb.bytes.withUnsafeBufferPointer { cbBytes in
+                cr.bytes.withUnsafeBufferPointer { crBytes in
+                    backgroundCb.withUnsafeMutableBufferPointer { bgCb in
+                        backgroundCr.withUnsafeMutableBufferPointer { bgCr in
+                            backgroundY.withUnsafeMutableBufferPointer { bgY in
+                                mask.withUnsafeMutableBufferPointer { mask in
+                                    for y in 0..<ch {
+                                        let rowCb = y * cb.bytesPerRow
+                                        let rowCr = y * cr.bytesPerRow
+                                        let rowY = y * 2 * luma.bytesPerRow
+                                        for x in 0..<cw {
+                                            let i = y * cw + x
+                                            let u = Float(cbBytes[rowCb + x])
+                                            let v = Float(crBytes[rowCr + x])
+                                            let l = Float(yBytes[rowY + x * 2])
+                                            let red = v - 128
+                                            let blue = 128 - u
+                                            var candidate: Bool
+                                            if byBrightness {
+                                                // Anything but the sky's blue or the grass's green.
+                                                candidate = abs(l - bgY[i]) >= lumaChange && blue > -8 && red > -8
+                                            } else {
+                                                let orange = red >= redness && blue >= blueness && red * 2 >= blue
+                                                candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
+                                            }
+                                            if candidate, heldStill {
+                                                // Not new when a neighbour's background had this colour
+                                                // (or brightness): an orange rim one pixel over (a
+                                                // hand-held picture is held still to a pixel, not better).
+                                                search: for ny in max(0, y - 1)...min(ch - 1, y + 1) {
+                                                    for nx in max(0, x - 1)...min(cw - 1, x + 1)
+                                                    where nx != x || ny != y {
+                                                        let n = ny * cw + nx
+                                                        let same =
+                                                            byBrightness
+                                                            ? abs(l - bgY[n]) < lumaChange
+                                                            : abs(v - bgCr[n]) + abs(u - bgCb[n]) < change
+                                                        if same {
+                                                            candidate = false
+                                                            break search
+                                                        }
+                                                    }
                                                 }
                                             }
+                                            mask[i] = candidate ? 1 : 0
+                                            // Follow the scene, but slowly under a candidate so the ball
+                                            // does not melt into the background while it is held still.
+                                            let r = candidate ? rate * 0.1 : rate
+                                            bgCb[i] += (u - bgCb[i]) * r
+                                            bgCr[i] += (v - bgCr[i]) * r
+                                            bgY[i] += (l - bgY[i]) * r
                                         }
                                     }
-                                    mask[i] = candidate ? 1 : 0
-                                    // Follow the scene, but slowly under a candidate so the ball does
-                                    // not melt into the background while it is held still.
-                                    let r = candidate ? rate * 0.1 : rate
-                                    bgCb[i] += (u - bgCb[i]) * r
-                                    bgCr[i] += (v - bgCr[i]) * r
                                 }
                             }
                         }

@@ -27,6 +27,9 @@ public struct WorkoutAnalysis: Sendable, Codable {
     /// handheld phone; about 0 on a tripod). Frames were moved back before analysis; nil when
     /// stabilisation was off.
     public var cameraMovement: Double?
+    /// How the ball was told from the rest of the picture (nil in analyses saved before this was
+    /// kept).
+    public var ballCue: BallCue?
     /// Wall-clock seconds the analysis took.
     public var processingSeconds: Double
     /// Milliseconds per frame spent in the ball tracker and shot detector (decoding excluded).
@@ -34,7 +37,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case source, rim, rimFound, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
-        case fieldGoalPercentage, cameraMovement
+        case fieldGoalPercentage, cameraMovement, ballCue
         case processingSeconds, detectorMillisecondsPerFrame
     }
 
@@ -53,6 +56,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         try container.encode(indeterminate, forKey: .indeterminate)
         try container.encodeIfPresent(fieldGoalPercentage, forKey: .fieldGoalPercentage)
         try container.encodeIfPresent(cameraMovement, forKey: .cameraMovement)
+        try container.encodeIfPresent(ballCue, forKey: .ballCue)
         try container.encode(processingSeconds, forKey: .processingSeconds)
         try container.encode(detectorMillisecondsPerFrame, forKey: .detectorMillisecondsPerFrame)
     }
@@ -67,6 +71,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         frames = try container.decode(Int.self, forKey: .frames)
         shots = try container.decode([ShotEvent].self, forKey: .shots)
         cameraMovement = try container.decodeIfPresent(Double.self, forKey: .cameraMovement)
+        ballCue = try container.decodeIfPresent(BallCue.self, forKey: .ballCue)
         processingSeconds = try container.decode(Double.self, forKey: .processingSeconds)
         detectorMillisecondsPerFrame = try container.decode(Double.self, forKey: .detectorMillisecondsPerFrame)
     }
@@ -83,6 +88,18 @@ public struct WorkoutAnalysis: Sendable, Codable {
         self.processingSeconds = processingSeconds
         self.detectorMillisecondsPerFrame = detectorMillisecondsPerFrame
     }
+}
+
+/// What tells the ball from the rest of the picture.
+public enum BallCue: String, Sendable, Codable, Equatable {
+    /// Its orange (``BallTracker``'s colour model): what a gym's ball, lit and filmed well, shows.
+    case colour
+    /// Its brightness against what was there before (``BallTracker/byBrightness``): a worn ball
+    /// filmed outdoors by a phone and compressed is a dark grey disc against the sky or the board.
+    case brightness
+    /// Both, one after the other, and the one that saw clearly more shots (a file only; a camera
+    /// or stream is followed by colour).
+    case either
 }
 
 /// The rim found again after the camera moved.
@@ -115,6 +132,8 @@ public struct WorkoutAnalyzer: Sendable {
     public var threads: Int
     public var tracker: BallTracker.Configuration
     public var detector: ShotEventDetector.Configuration
+    /// How the ball is told from the rest of the picture.
+    public var ballCue = BallCue.either
 
     public init(
         rim: RimCalibration?, analysisWidth: Int = 640, threads: Int = 0,
@@ -137,9 +156,44 @@ public struct WorkoutAnalyzer: Sendable {
         _ path: String, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
-        try analyze(
-            source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
-            frameHandler: frameHandler)
+        guard ballCue == .either else {
+            return try analyze(
+                source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
+                frameHandler: frameHandler)
+        }
+        // By colour, then by brightness, each with its shots held back; the one that saw clearly
+        // more shots is told (and, for the frames' handler, run once more).
+        let started = ContinuousClock.now
+        let passes = frameHandler == nil ? 2.0 : 3.0
+        var byColour = self
+        byColour.ballCue = .colour
+        let colour = try byColour.analyze(
+            source: .file(path), progress: { progress($0 / passes) }, shouldStop: shouldStop)
+        var byBrightness = byColour
+        byBrightness.ballCue = .brightness
+        // A rim found while watching the first pass is the rim of the second.
+        byBrightness.rim = colour.rim
+        byBrightness.rimFound = byBrightness.rimFound ?? colour.rimFound
+        let brightness = try byBrightness.analyze(
+            source: .file(path), progress: { progress((1 + $0) / passes) }, shouldStop: shouldStop)
+        let chosen = Self.seesMore(brightness, than: colour) ? (byBrightness, brightness) : (byColour, colour)
+        var analysis = chosen.1
+        if let frameHandler {
+            analysis = try chosen.0.analyze(
+                source: .file(path), progress: { progress((2 + $0) / passes) }, shouldStop: shouldStop,
+                frameHandler: frameHandler)
+        }
+        for shot in analysis.shots { onShot(shot) }
+        analysis.rimFound = rimFound ?? colour.rimFound
+        analysis.processingSeconds = (ContinuousClock.now - started).seconds
+        return analysis
+    }
+
+    /// Whether `brightness` saw clearly more shots than `colour`: half as many again, and one more.
+    /// Where the ball is orange the colour model sees every shot and brightness fewer (people and
+    /// the net move too); where it is not, colour sees few or none.
+    static func seesMore(_ brightness: WorkoutAnalysis, than colour: WorkoutAnalysis) -> Bool {
+        Double(brightness.attempts) >= 1.5 * Double(colour.attempts) + 1
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
@@ -168,6 +222,7 @@ public struct WorkoutAnalyzer: Sendable {
         let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
         let ballTracker = BallTracker(configuration: tracker)
+        ballTracker.byBrightness = ballCue == .brightness
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
@@ -329,6 +384,7 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.rimFound = rimFound
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
+        analysis.ballCue = ballTracker.byBrightness ? .brightness : .colour
         return analysis
     }
 }

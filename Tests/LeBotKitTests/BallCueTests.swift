@@ -1,0 +1,64 @@
+import CameraCommon
+import CameraTesting
+import Foundation
+import LeBotKit
+import Testing
+
+/// A ball that is not orange, as on phone videos of outdoor courts: the analysis follows it by its
+/// brightness and says so, where colour alone sees no shot at all.
+@Suite struct BallCueTests {
+    /// Three throws of a dark grey ball (0x504a48, 15 px) across a pale blue sky at a grey rim
+    /// beside a white board, one every 2 s; 640×360, 6.5 s.
+    static let greyBallVideo = threeThrows(ball: "504a48")
+    /// The same with an orange ball.
+    static let orangeBallVideo = threeThrows(ball: "e06a1c")
+
+    static func threeThrows(ball colour: String) -> String {
+        let path = Corpus.folder + "/\(colour)-ball.mp4"
+        let flight = "(t-2*floor(t/2)-0.4)"
+        _ = try? Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x9fbfdf:s=640x360:d=6.5:r=30", "-f", "lavfi", "-i",
+                "color=c=0x\(colour):s=16x16:d=6.5:r=30,format=yuva420p,geq=lum='p(X,Y)':cb='p(X,Y)':cr='p(X,Y)':a='if(lte((X-7.5)*(X-7.5)+(Y-7.5)*(Y-7.5),56),255,0)'",
+                "-filter_complex",
+                "[0]drawbox=x=430:y=90:w=90:h=70:color=0xf0f0f0:t=fill,drawbox=x=396:y=196:w=44:h=3:color=0x383838:t=fill[bg];"
+                    + "[bg][1]overlay=x='100+230*\(flight)-8':y='330-420*\(flight)+250*\(flight)*\(flight)-8':enable='between(\(flight),0,1.8)'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+            ])
+        return path
+    }
+    static let rim = try! RimCalibration(x: 0.619, y: 0.540, width: 0.069, height: 0.02)
+
+    @Test func aGreyBallIsFollowedByItsBrightnessAndEveryThrowIsFound() throws {
+        let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(Self.greyBallVideo)
+        #expect(analysis.ballCue == .brightness)
+        #expect(analysis.attempts == 3, "\(analysis.shots.map(\.releaseTime))")
+        // Released at 0.4, 2.4 and 4.4 s.
+        for (shot, release) in zip(analysis.shots, [0.4, 2.4, 4.4]) {
+            #expect(abs(shot.releaseTime - release) < 0.2, "\(shot.releaseTime)")
+        }
+    }
+
+    @Test func byColourAloneTheGreyBallIsNeverSeen() throws {
+        var analyzer = WorkoutAnalyzer(rim: Self.rim)
+        analyzer.ballCue = .colour
+        let analysis = try analyzer.analyze(Self.greyBallVideo)
+        #expect(analysis.ballCue == .colour)
+        #expect(analysis.attempts == 0)
+    }
+
+    /// An orange ball is seen by both cues; colour is kept, and the shots a user sees printed
+    /// are that pass's, each once.
+    @Test func anOrangeBallIsFollowedByItsColourAndEachShotIsToldOnce() throws {
+        var told: [Double] = []
+        let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(
+            Self.orangeBallVideo, onShot: { told.append($0.releaseTime) })
+        #expect(analysis.ballCue == .colour)
+        #expect(analysis.attempts == 3)
+        #expect(told == analysis.shots.map(\.releaseTime))
+        var byBrightness = WorkoutAnalyzer(rim: Self.rim)
+        byBrightness.ballCue = .brightness
+        #expect(try byBrightness.analyze(Self.orangeBallVideo).attempts == 3, "both passes see these shots")
+    }
+}
