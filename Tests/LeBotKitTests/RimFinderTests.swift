@@ -195,6 +195,28 @@ enum RimSeeds {
         }
     }
 
+    /// A flat maroon bar on a white ground: up where a rim hangs it is taken for one, down where
+    /// the floor is it is not (on phone videos of outdoor courts the finder took a maroon band
+    /// of the court beside its white lines for the rim, sure at 62 and 88 %).
+    @Test func aFlatOrangeBarLowInThePictureIsFloorNotARim() throws {
+        func found(barAt row: Int) -> RimFinder.Result? {
+            var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 128, 128])
+            for y in row..<row + 4 {
+                for x in 140..<180 {
+                    frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 110
+                    frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 118
+                    frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 152
+                }
+            }
+            var accumulator = RimFinder.Accumulator(width: 320, height: 180)
+            for _ in 0..<5 { accumulator.add(frame) }
+            return accumulator.result(minimumConfidence: 0.5)
+        }
+        let high = try #require(found(barAt: 60), "the bar up high should pass for a rim")
+        #expect(abs(high.rim.y * 180 + high.rim.height * 90 - 62) < 3, "\(high.rim)")
+        #expect(found(barAt: 130) == nil)
+    }
+
     @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {
         // A still orange shelf (flat, like a rim, but no net and no board) and a ball flying past.
         let path = Corpus.folder + "/no-hoop.mp4"
@@ -210,7 +232,20 @@ enum RimSeeds {
         let run = try await lebot(["analyze", path])
         #expect(run.status != 0)
         #expect(run.stderr.contains("no hoop found") && run.stderr.contains("--rim"), "\(run.stderr)")
-        // The same video with the rim given is analysed (nothing to find, but no error).
-        #expect(try await lebot(["analyze", path, "--rim", "0.47,0.32,0.11,0.02"]).status == 0)
+        // It names the picture's size and how to give the box in its pixels.
+        #expect(run.stderr.contains("640×360") && run.stderr.contains("px"), "\(run.stderr)")
+        // The same video with the rim given is analysed (nothing to find, but no error), as
+        // fractions or as pixels of the picture, and the two are the same box.
+        let fractions = try await lebot(["analyze", path, "--rim", "0.47,0.32,0.11,0.02", "--json"])
+        let pixels = try await lebot(["analyze", path, "--rim", "300.8,115.2,70.4,7.2px", "--json"])
+        #expect(fractions.status == 0 && pixels.status == 0, "\(pixels.stderr)")
+        let rims = try [fractions, pixels].map {
+            try JSONDecoder().decode(WorkoutAnalysis.self, from: Data($0.stdout.utf8)).rim
+        }
+        #expect(abs(rims[0].x - rims[1].x) < 1e-9 && abs(rims[0].width - rims[1].width) < 1e-9)
+        #expect(abs(rims[0].y - rims[1].y) < 1e-9 && abs(rims[0].height - rims[1].height) < 1e-9)
+        // A box in pixels outside the picture is named as such.
+        let outside = try await lebot(["analyze", path, "--rim", "620,115,70,7px"])
+        #expect(outside.status != 0 && outside.stderr.contains("not inside the 640×360 picture"), "\(outside.stderr)")
     }
 }

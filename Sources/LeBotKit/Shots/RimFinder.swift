@@ -202,6 +202,9 @@ public struct RimFinder: Sendable {
             var h: Int { maxY - minY + 1 }
         }
 
+        /// How far down the picture a rim's centre may be, as a fraction of its height.
+        static let lowestRimCentre = 0.6
+
         /// The best rim candidate, or nil when none reaches `minimumConfidence`.
         public func result(minimumConfidence: Double) -> Result? {
             guard frames >= 3 else { return nil }
@@ -218,6 +221,12 @@ public struct RimFinder: Sendable {
                 // A bar that runs out of the side of the picture goes on beyond it (a stripe, the
                 // floor's edge), and a rim cut by the picture's edge could not be watched anyway.
                 guard shape.minX > 0, shape.maxX < columns - 1 else { continue }
+                // A rim is 3.05 m up, above a phone held or stood at 1–1.7 m and aimed to see the
+                // ball's arc over it: it is in the upper part of the picture. Lower down is the
+                // floor, and a painted court (a maroon band beside its white lines) is orange
+                // there: on two phone videos of outdoor courts the finder took such a band, sure
+                // at 62 and 88 %.
+                guard Double(shape.minY + shape.maxY + 1) / 2 < Self.lowestRimCentre * Double(rows) else { continue }
                 // White below the rim (a net), and white beside or above it within a rim's width (a board).
                 let net = fraction(
                     whiteStable, x: shape.minX...shape.maxX,
