@@ -10,8 +10,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze", abstract: "Find every shot in a workout video: time, make or miss, entry angle.",
         discussion: """
-            Prints each shot as it is decided and a summary. With --chart, draws release points coloured by \
+            Prints each shot and a summary. With --chart, draws release points coloured by \
             outcome (SVG, or PNG when the name ends in .png). Exit status 0 even when no shot is found.
+
+            The ball is followed by its orange and then, in a second pass, by its brightness (a worn \
+            ball filmed outdoors is grey, not orange); the pass that saw clearly more shots is kept.
 
             The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
             first 20 s); the box used and how sure the finder was are printed. Give --rim to override it, \
@@ -20,7 +23,10 @@ struct AnalyzeCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "A video file.") var video: String
-    @Option(help: "The rim box: x,y,width,height as fractions of the frame (origin top left); default: found.")
+    @Option(
+        help:
+            "The rim box: x,y,width,height as fractions of the frame (origin top left), or pixels ending in px (601,176,43,10px); default: found."
+    )
     var rim: String?
     @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
     @Option(help: "Write an annotated video here (.mp4): rim, ball path, count, outcome.") var annotate: String?
@@ -34,15 +40,21 @@ struct AnalyzeCommand: AsyncParsableCommand {
     @Flag(help: "Print as JSON.") var json = false
 
     func run() async throws {
+        // The picture's size, for a rim box given in pixels and for the words when none is found.
+        let size = (try? MediaReader(.file(video)))?.videoStream.flatMap { stream in
+            stream.width.flatMap { width in stream.height.map { (width: width, height: $0) } }
+        }
         let calibration: RimCalibration
         let found: RimFinder.Result?
         do {
             (calibration, found) = try RimFinder().resolve(
-                given: try rim.map { text throws(MediaError) in try RimCalibration(parsing: text) }, video: video)
+                given: try rim.map { text throws(MediaError) in try RimCalibration(parsing: text, pixels: size) },
+                video: video)
         } catch {
             guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
+            let picture = size.map { "\($0.width)×\($0.height) " } ?? ""
             throw ValidationError(
-                "\(video): \(error.message). Give the rim with --rim x,y,width,height (fractions of the frame), e.g. 0.85,0.42,0.08,0.02."
+                "\(video): \(error.message). Give the rim with --rim x,y,width,height: fractions of the frame (e.g. 0.85,0.42,0.08,0.02) or pixels of the \(picture)picture with px (e.g. 601,176,43,10px; `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to measure it on)."
             )
         }
         if let found, !json {
@@ -119,6 +131,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
         if let moved = analysis.cameraMovement, moved >= 0.005 {
             print(
                 "The camera moved (handheld): the picture wandered up to \(String(format1: moved * 100)) % of its width; every frame was held still before the shots were looked for."
+            )
+        }
+        if analysis.ballCue == .brightness {
+            print(
+                "The ball was followed by its brightness: it is not orange enough in this video for its colour to tell it from the rest."
             )
         }
         for move in analysis.rimMoves {

@@ -34,16 +34,37 @@ public struct RimCalibration: Sendable, Codable, Equatable {
         [x, y, width, height].map { String(format3: $0) }.joined(separator: ",")
     }
 
-    /// Parses `x,y,w,h`.
-    public init(parsing text: String) throws(MediaError) {
-        let values = text.split(separator: ",").map { Double($0.trimmingWhitespace()) }
-        guard values.count == 4, let x = values[0], let y = values[1], let w = values[2], let h = values[3] else {
+    /// Parses `x,y,w,h` as fractions of the frame, or `x,y,w,hpx` in pixels of a picture of
+    /// `pixels` (its width and height; the video's, when the user measured the box on a frame of it).
+    public init(parsing text: String, pixels: (width: Int, height: Int)? = nil) throws(MediaError) {
+        let inPixels = text.trimmingWhitespace().hasSuffix("px")
+        let numbers = inPixels ? String(text.trimmingWhitespace().dropLast(2)) : text
+        let values = numbers.split(separator: ",").map { Double($0.trimmingWhitespace()) }
+        guard values.count == 4, var x = values[0], var y = values[1], var w = values[2], var h = values[3] else {
             throw MediaError(
                 .invalidArgument, operation: "read rim box",
                 message:
-                    "expected x,y,width,height as fractions of the frame, e.g. 0.85,0.42,0.08,0.02; got \(text.debugDescription)"
+                    "expected x,y,width,height as fractions of the frame, e.g. 0.85,0.42,0.08,0.02, or in pixels, e.g. 601,176,43,10px; got \(text.debugDescription)"
             )
         }
-        try self.init(x: x, y: y, width: w, height: h)
+        if inPixels {
+            guard let pixels, pixels.width > 0, pixels.height > 0 else {
+                throw MediaError(
+                    .invalidArgument, operation: "read rim box",
+                    message: "a box in pixels (\(text.debugDescription)) needs the picture's size; give fractions here")
+            }
+            (x, w) = (x / Double(pixels.width), w / Double(pixels.width))
+            (y, h) = (y / Double(pixels.height), h / Double(pixels.height))
+        }
+        do {
+            try self.init(x: x, y: y, width: w, height: h)
+        } catch {
+            guard inPixels, let pixels else { throw error }
+            throw MediaError(
+                .invalidArgument, operation: "read rim box",
+                message:
+                    "the box \(text.debugDescription) is not inside the \(pixels.width)×\(pixels.height) picture (x, y from its top left; width over 0.5 % of it)"
+            )
+        }
     }
 }
