@@ -67,11 +67,13 @@ public enum RealFootage {
             scene: "640×360, 51 s, far side view against the sky, a grey ring 20 px wide"),
         Video(
             name: "ncku4.mp4", source: "static/uploads/ncku4.mp4",
-            blob: "3709bf896d0539f67c057dfff9ef8fde5d9c64f0", rim: [], heldOut: true,
-            scene: "960×540, 12.5 s, hand-held, the court of sample_video"),
+            blob: "3709bf896d0539f67c057dfff9ef8fde5d9c64f0", rim: [0.626, 0.326, 0.045, 0.019], heldOut: true,
+            shots: [Shot(0.95, false), Shot(4.77, true), Shot(6.45, false), Shot(8.8, true), Shot(11.52, true)],
+            scene: "960×540, 12.5 s, the court of sample_video, the board against the sky"),
         Video(
             name: "nckunew.mp4", source: "static/uploads/nckunew.mp4",
-            blob: "4560db5cfc513d95acc8f153402a96a552f1693f", rim: [], heldOut: true,
-            scene: "960×540, 3 s"),
+            blob: "4560db5cfc513d95acc8f153402a96a552f1693f", rim: [0.626, 0.324, 0.044, 0.020], heldOut: true,
+            shots: [Shot(1.0, false), Shot(2.5, true)],
+            scene: "960×540, 3 s, the court of sample_video, two shots"),
     ]
 }

@@ -18,12 +18,15 @@ enum CourtBench {
         var correct = 0
         var indeterminate = 0
         var extra = 0
+        /// Videos whose ball was followed by its brightness (``BallCue``), not its colour.
+        var byBrightness = 0
 
         static func + (a: Tally, b: Tally) -> Tally {
             Tally(
                 videos: a.videos + b.videos, rims: a.rims + b.rims, attempts: a.attempts + b.attempts,
                 found: a.found + b.found, correct: a.correct + b.correct,
-                indeterminate: a.indeterminate + b.indeterminate, extra: a.extra + b.extra)
+                indeterminate: a.indeterminate + b.indeterminate, extra: a.extra + b.extra,
+                byBrightness: a.byBrightness + b.byBrightness)
         }
 
         var row: String {
@@ -115,6 +118,7 @@ enum CourtBench {
                     tally.found += scored.found
                     tally.correct += scored.correct
                     tally.extra += scored.extra.count
+                    if analysis.ballCue == .brightness { tally.byBrightness += 1 }
                     tally.indeterminate += analysis.shots.filter { $0.outcome == .indeterminate }.count
                     for (event, shot) in scored.matched {
                         placementNumbers.add(
@@ -143,6 +147,9 @@ enum CourtBench {
             print("| all | \(total.row)")
             print("")
             print("Goals: rim found ≥ 95 %, shots found ≥ 0.98, judged right ≥ 0.97, extra ≤ 1 per 100.")
+            print(
+                "The ball was followed by its brightness, not its orange, in \(total.byBrightness) of \(total.videos) videos."
+            )
             if numbers.contains(where: { $0.1.shots > 0 }) {
                 print("")
                 print(
