@@ -54,7 +54,11 @@ public enum CourtCorpus {
         ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
         ("first scored at the end of stop 36, its six faults listed in the note: seen", [1501, 1502, 1503]),
         ("first scored at the end of stop 37, then two rules read off its faults: seen", [1601, 1602, 1603]),
-        ("held-out, first scored at the end of stop 38", [1701, 1702, 1703]),
+        (
+            "held-out, first scored at the start of stop 38, before any change (its two faults printed)",
+            [1701, 1702, 1703]
+        ),
+        ("held-out, first scored at the end of stop 39", [1801, 1802, 1803]),
     ]
 
     public struct Options: Sendable {
