@@ -72,11 +72,11 @@ enum RealFootageBench {
             case false?: verdict = "**wrong**"
             case nil: verdict = "none"
             }
-            let boxText =
-                found.map {
-                    "\(box!.map { format($0, digits: 3) }.joined(separator: ",")), \(Int(($0.confidence * 100).rounded())) %"
-                }
-                ?? "-"
+            var boxText = "-"
+            if let found, let box {
+                boxText =
+                    "\(box.map { format($0, digits: 3) }.joined(separator: ",")), \(Int((found.confidence * 100).rounded())) %"
+            }
             var videoAsRun = Tally()
             if found != nil {
                 videoAsRun.add(video, try analyze(path, lebot: lebot))

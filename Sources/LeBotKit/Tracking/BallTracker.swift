@@ -48,7 +48,8 @@ extension BallObservation {
 /// Candidates form blobs (connected components); blobs are kept when their size fits the radius
 /// limits and they are round enough (fill of their box, aspect, allowing for motion blur). Blobs
 /// are joined into tracks with a constant-acceleration prediction (a ball in flight follows a
-/// parabola), which carries a track through a few frames of occlusion.
+/// parabola), which carries a track through a few frames of occlusion. With ``byBrightness`` the
+/// candidates are pixels whose luma left the background's instead (a ball that is not orange).
 public final class BallTracker {
     public struct Configuration: Sendable {
         /// Smallest and largest ball radius, as a fraction of the frame width.
