@@ -99,6 +99,13 @@ public final class BallTracker {
     /// A worn ball filmed by a phone outdoors and compressed is a dark grey disc against the sky
     /// (Cb 126, Cr 138 where a gym's ball is Cr 150–190): orange nowhere.
     public var byBrightness = false
+    /// How far (luma pixels) the frame was moved to hold a hand-held picture still: the band it
+    /// uncovered along the opposite edges repeats the edge's pixels, so it is not picture, and by
+    /// brightness no ball is looked for there. (That band changes as the hand moves, and by
+    /// brightness it was full of "balls": blobs that then seemed to come back down from above the
+    /// picture. By colour it is left alone: an orange ball at the top edge, repeated into the band,
+    /// is how a high shot is seen to leave through the top.)
+    public var moved = (x: 0, y: 0)
 
     struct Track {
         var id: Int
@@ -204,6 +211,9 @@ public final class BallTracker {
         let heldStill = heldStill
         let byBrightness = byBrightness
         let lumaChange = Float(configuration.minimumLumaChange)
+        // The picture the frame still shows, in chroma pixels (a moved frame's uncovered band left out).
+        let columns = max(0, moved.x / 2 + (moved.x > 0 ? 1 : 0))..<min(cw, cw + moved.x / 2 - (moved.x < 0 ? 1 : 0))
+        let rows = max(0, moved.y / 2 + (moved.y > 0 ? 1 : 0))..<min(ch, ch + moved.y / 2 - (moved.y < 0 ? 1 : 0))
         luma.bytes.withUnsafeBufferPointer { yBytes in
             cb.bytes.withUnsafeBufferPointer { cbBytes in
                 cr.bytes.withUnsafeBufferPointer { crBytes in
@@ -229,6 +239,9 @@ public final class BallTracker {
                                             } else {
                                                 let orange = red >= redness && blue >= blueness && red * 2 >= blue
                                                 candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
+                                            }
+                                            if candidate, byBrightness, !columns.contains(x) || !rows.contains(y) {
+                                                candidate = false
                                             }
                                             if candidate, heldStill {
                                                 // Not new when a neighbour's background had this colour

@@ -281,7 +281,13 @@ public struct WorkoutAnalyzer: Sendable {
         func take(_ frame: VideoFrame) throws(MediaError) {
             guard let stabilizing else { return try handle(Taken(frame: frame)) }
             let still = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
-            try handle(Taken(frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil))
+            try handle(
+                Taken(
+                    frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil,
+                    moved: (
+                        Int((stabilizing.residual.x - stabilizing.offset.x).rounded()),
+                        Int((stabilizing.residual.y - stabilizing.offset.y).rounded())
+                    )))
         }
         func handle(_ taken: Taken) throws(MediaError) {
             let frame = taken.frame
@@ -340,6 +346,7 @@ public struct WorkoutAnalyzer: Sendable {
             // not bend the ball's path).
             let residual = taken.residual
             if residual != nil { ballTracker.heldStill = true }
+            ballTracker.moved = taken.moved
             let observations = try ballTracker.process(frame, time: time)
             var corrected = observations
             if let residual {
@@ -394,4 +401,6 @@ private struct Taken {
     var frame: VideoFrame
     /// What the stabilizer's whole-pixel move left over, pixels (nil: the frame was not moved).
     var residual: (x: Double, y: Double)?
+    /// How far it was moved, whole pixels (0, 0 when it was not).
+    var moved = (x: 0, y: 0)
 }
