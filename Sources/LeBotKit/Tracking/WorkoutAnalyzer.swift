@@ -281,13 +281,17 @@ public struct WorkoutAnalyzer: Sendable {
         func take(_ frame: VideoFrame) throws(MediaError) {
             guard let stabilizing else { return try handle(Taken(frame: frame)) }
             let still = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
+            // The move the stabilizer applied: its offset less what it left over (none until the
+            // picture first moved a whole even pixel).
+            let moved =
+                stabilizing.hasMoved
+                ? (
+                    Int((stabilizing.residual.x - stabilizing.offset.x).rounded()),
+                    Int((stabilizing.residual.y - stabilizing.offset.y).rounded())
+                ) : (0, 0)
             try handle(
                 Taken(
-                    frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil,
-                    moved: (
-                        Int((stabilizing.residual.x - stabilizing.offset.x).rounded()),
-                        Int((stabilizing.residual.y - stabilizing.offset.y).rounded())
-                    )))
+                    frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil, moved: moved))
         }
         func handle(_ taken: Taken) throws(MediaError) {
             let frame = taken.frame
