@@ -37,8 +37,9 @@ public struct RimCalibration: Sendable, Codable, Equatable {
     /// Parses `x,y,w,h` as fractions of the frame, or `x,y,w,hpx` in pixels of a picture of
     /// `pixels` (its width and height; the video's, when the user measured the box on a frame of it).
     public init(parsing text: String, pixels: (width: Int, height: Int)? = nil) throws(MediaError) {
-        let inPixels = text.trimmingWhitespace().hasSuffix("px")
-        let numbers = inPixels ? String(text.trimmingWhitespace().dropLast(2)) : text
+        let trimmed = text.trimmingWhitespace()
+        let inPixels = trimmed.hasSuffix("px")
+        let numbers = inPixels ? String(trimmed.dropLast(2)) : text
         let values = numbers.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard values.count == 4, var x = values[0], var y = values[1], var w = values[2], var h = values[3] else {
             throw MediaError(

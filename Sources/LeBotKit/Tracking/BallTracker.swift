@@ -229,19 +229,20 @@ public final class BallTracker {
                                             let i = y * cw + x
                                             let u = Float(cbBytes[rowCb + x])
                                             let v = Float(crBytes[rowCr + x])
-                                            let l = Float(yBytes[rowY + x * 2])
+                                            // Luma is read, and its background kept, only by brightness.
+                                            let l = byBrightness ? Float(yBytes[rowY + x * 2]) : 0
                                             let red = v - 128
                                             let blue = 128 - u
                                             var candidate: Bool
                                             if byBrightness {
-                                                // Anything but the sky's blue or the grass's green.
-                                                candidate = abs(l - bgY[i]) >= lumaChange && blue > -8 && red > -8
+                                                // Anything but the sky's blue or the grass's green, in the
+                                                // picture the frame still shows.
+                                                candidate =
+                                                    abs(l - bgY[i]) >= lumaChange && blue > -8 && red > -8
+                                                    && columns.contains(x) && rows.contains(y)
                                             } else {
                                                 let orange = red >= redness && blue >= blueness && red * 2 >= blue
                                                 candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
-                                            }
-                                            if candidate, byBrightness, !columns.contains(x) || !rows.contains(y) {
-                                                candidate = false
                                             }
                                             if candidate, heldStill {
                                                 // Not new when a neighbour's background had this colour
@@ -268,7 +269,7 @@ public final class BallTracker {
                                             let r = candidate ? rate * 0.1 : rate
                                             bgCb[i] += (u - bgCb[i]) * r
                                             bgCr[i] += (v - bgCr[i]) * r
-                                            bgY[i] += (l - bgY[i]) * r
+                                            if byBrightness { bgY[i] += (l - bgY[i]) * r }
                                         }
                                     }
                                 }

@@ -55,6 +55,9 @@ public final class FrameStabilizer {
     /// move by whole even pixels, so up to about one): positions found in it, less this, are
     /// positions in the first frame's picture.
     public private(set) var residual = (x: 0.0, y: 0.0)
+    /// How far the last frame was moved back, whole (even) pixels: (0, 0) until the picture
+    /// first moved a whole pixel pair.
+    public private(set) var moved = (x: 0, y: 0)
 
     /// Whether a frame moved back with this residual shows the picture as the first frame did,
     /// pixel for pixel: sampled at the same phase (within a third of a pixel). A thin rim seen
@@ -123,6 +126,7 @@ public final class FrameStabilizer {
         let applied = (x: 2 * Int((offset.x / 2).rounded()), y: 2 * Int((offset.y / 2).rounded()))
         hasMoved = hasMoved || applied != (0, 0)
         residual = hasMoved ? (offset.x - Double(applied.x), offset.y - Double(applied.y)) : (0, 0)
+        moved = (-applied.x, -applied.y)
         return frame.translated(dx: -applied.x, dy: -applied.y)
     }
 

@@ -169,11 +169,11 @@ public struct WorkoutAnalyzer: Sendable {
         byColour.ballCue = .colour
         let colour = try byColour.analyze(
             source: .file(path), progress: { progress($0 / passes) }, shouldStop: shouldStop)
+        // A rim found while watching the first pass is the rim of the passes after it.
+        byColour.rim = colour.rim
+        byColour.rimFound = rimFound ?? colour.rimFound
         var byBrightness = byColour
         byBrightness.ballCue = .brightness
-        // A rim found while watching the first pass is the rim of the second.
-        byBrightness.rim = colour.rim
-        byBrightness.rimFound = byBrightness.rimFound ?? colour.rimFound
         let brightness = try byBrightness.analyze(
             source: .file(path), progress: { progress((1 + $0) / passes) }, shouldStop: shouldStop)
         let chosen = Self.seesMore(brightness, than: colour) ? (byBrightness, brightness) : (byColour, colour)
@@ -184,7 +184,6 @@ public struct WorkoutAnalyzer: Sendable {
                 frameHandler: frameHandler)
         }
         for shot in analysis.shots { onShot(shot) }
-        analysis.rimFound = rimFound ?? colour.rimFound
         analysis.processingSeconds = (ContinuousClock.now - started).seconds
         return analysis
     }
@@ -281,17 +280,10 @@ public struct WorkoutAnalyzer: Sendable {
         func take(_ frame: VideoFrame) throws(MediaError) {
             guard let stabilizing else { return try handle(Taken(frame: frame)) }
             let still = stabilizing.stabilize(frame, time: frame.pts?.seconds ?? Double(frames) / 30)
-            // The move the stabilizer applied: its offset less what it left over (none until the
-            // picture first moved a whole even pixel).
-            let moved =
-                stabilizing.hasMoved
-                ? (
-                    Int((stabilizing.residual.x - stabilizing.offset.x).rounded()),
-                    Int((stabilizing.residual.y - stabilizing.offset.y).rounded())
-                ) : (0, 0)
             try handle(
                 Taken(
-                    frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil, moved: moved))
+                    frame: still, residual: stabilizing.hasMoved ? stabilizing.residual : nil,
+                    moved: stabilizing.moved))
         }
         func handle(_ taken: Taken) throws(MediaError) {
             let frame = taken.frame
