@@ -29,7 +29,9 @@ struct Bench: ParsableCommand {
             placement, tuning and held-out seeds, 1280×720, `lebot analyze` with no `--rim` (the \
             videos are rendered into --work the first time, ~5 minutes). `--only real-footage` \
             scores the rim finder and `lebot analyze` on real phone videos of outdoor courts \
-            (scripts/real-footage.sh fetches them; they are not ours to ship).
+            (scripts/real-footage.sh fetches them; they are not ours to ship). `--only rim-taps` \
+            taps the rim of those videos and of the 3D court's (five taps each, a finger's error \
+            apart) and scores the ring fitted there and what `lebot analyze --rim x,y` then finds.
             """)
 
     @Option(help: "Folder for generated media and outputs.")
@@ -65,7 +67,10 @@ struct Bench: ParsableCommand {
     )
     var realFootage: String = "real-footage"
 
-    @Flag(help: "With --only real-footage: score the held-out videos too (once, at the end of a change).")
+    @Flag(
+        help:
+            "With --only real-footage or rim-taps: score the held-out videos (and with rim-taps the court's held-out seeds) too (once, at the end of a change)."
+    )
     var realFootageHeldOut = false
 
     func validate() throws {
@@ -101,6 +106,11 @@ struct Bench: ParsableCommand {
         if only == "real-footage" {
             try RealFootageBench.run(
                 folder: realFootage, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut)
+            return
+        }
+        if only == "rim-taps" {
+            try RimTapBench.run(
+                folder: realFootage, work: work, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut)
             return
         }
         if only == "lebot" {

@@ -19,13 +19,16 @@ struct AnalyzeCommand: AsyncParsableCommand {
             The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
             first 20 s); the box used and how sure the finder was are printed. Give --rim to override it, \
             e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the \
-            way across, 42 % down, 8 % of the width wide.
+            way across, 42 % down, 8 % of the width wide. Or give only a point on the rim, --rim 0.89,0.43 \
+            (or 622,181px): the ring around it is fitted (a thin dark or bright ellipse, a line from the \
+            side), and the box used is printed; where no ring is clear, a box of typical size is centred \
+            on the point.
             """)
 
     @Argument(help: "A video file.") var video: String
     @Option(
         help:
-            "The rim box: x,y,width,height as fractions of the frame (origin top left), or pixels ending in px (601,176,43,10px); default: found."
+            "The rim box: x,y,width,height as fractions of the frame (origin top left), or pixels ending in px (601,176,43,10px); or a point on the rim, x,y (0.89,0.43 or 622,181px), to fit the ring there; default: found."
     )
     var rim: String?
     @Option(help: "Write a shot chart here (.svg or .png).") var chart: String?
@@ -46,9 +49,10 @@ struct AnalyzeCommand: AsyncParsableCommand {
         }
         let calibration: RimCalibration
         let found: RimFinder.Result?
+        let fitted: RimFinder.Fit?
         do {
-            (calibration, found) = try RimFinder().resolve(
-                given: try rim.map { text throws(MediaError) in try RimCalibration(parsing: text, pixels: size) },
+            (calibration, found, fitted) = try RimFinder().resolve(
+                given: try rim.map { text throws(MediaError) in try RimGiven(parsing: text, pixels: size) },
                 video: video)
         } catch {
             guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
@@ -62,12 +66,19 @@ struct AnalyzeCommand: AsyncParsableCommand {
                 "Rim found at \(calibration.argument) (confidence \(Int(found.confidence * 100)) %: \(found.evidence)); --rim overrides it."
             )
         }
+        if let fitted, !json {
+            Terminal.status(
+                fitted.fitted
+                    ? "Rim fitted at \(calibration.argument): \(fitted.evidence). If it is not the rim, give its box with --rim x,y,width,height."
+                    : "Rim: \(fitted.evidence), \(calibration.argument). If that is not the rim, give its box with --rim x,y,width,height."
+            )
+        }
         var analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
         analyzer.rimFound = found
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "at the rim", "arc above rim", "why"])
-        let analysis: WorkoutAnalysis
+        var analysis: WorkoutAnalysis
         var annotator: ShotAnnotator?
         var trackRows = track == nil ? nil : ["time,track,x,y,radius,confidence"]
         do {
@@ -110,6 +121,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         bar.finish()
+        analysis.rimFitted = fitted
         if let annotate, annotator?.frames != analysis.frames {
             throw ValidationError("could not write every frame of \(annotate)")
         }

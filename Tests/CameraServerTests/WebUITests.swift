@@ -1012,15 +1012,21 @@ struct WebUITests {
         #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= shots.count, "\(history)")
     }
 
-    @Test("coach: a video where no hoop can be found asks the user to tap the rim, and then analyses with it")
+    @Test(
+        "coach: a video where no hoop can be found asks the user to tap the rim; the ring at the tap is fitted, drawn and said"
+    )
     func coachNoHoopAsksForATap() async throws {
         let folder = try temporaryDirectory()
         let path = folder + "/no-hoop.mp4"
+        // A grey ring 5 % of the picture wide on a white board: no orange, so no hoop is found.
+        let ring =
+            "abs(pow((X-400)/16\\,2)+pow((Y-120)/5\\,2)-1)/(2*hypot((X-400)/256\\,(Y-120)/25)+0.001)"
         _ = try Subprocess.run(
             "ffmpeg",
             [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x5a6e82:s=640x360:d=4:r=30", "-c:v", "libx264",
-                "-pix_fmt", "yuv420p", path,
+                "-v", "error", "-y", "-f", "lavfi", "-i",
+                "color=c=0xd8d8d8:s=640x360:d=4:r=30,format=gray,geq=lum='if(lt(\(ring)\\,1.1)\\,70\\,215)'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
             ])
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
@@ -1037,14 +1043,27 @@ struct WebUITests {
             #expect(try await Self.text(browser, "#rim-error").contains("Tap the rim in the picture"))
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach-no-hoop", .phone)
-            try await browser.click("#workout-video", atFraction: 0.7, 0.35)
+            // A finger lands a little off the ring's centre (0.625, 0.333).
+            try await browser.click("#workout-video", atFraction: 0.632, 0.34)
             try await browser.wait(for: "the rim box", "return !document.getElementById('rim-box').hidden")
+            #expect(try await Self.text(browser, "#rim-help").contains("fits the ring around this point"))
             try await browser.click("#analyse")
             try await browser.wait(
-                for: "the result with the marked rim", timeout: .seconds(60),
+                for: "the result with the tapped rim", timeout: .seconds(60),
                 "return !document.getElementById('workout-result').hidden")
-            #expect(try await Self.text(browser, "#workout-rim") == "Rim: the box you marked.")
+            #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim fitted to the ring you tapped"))
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("No shots found"))
+            // The box drawn is the ring's (5 % of the picture wide), not the 7 % a tap stands for.
+            let drawn =
+                try await browser.run(
+                    """
+                    const v = document.getElementById('workout-video').getBoundingClientRect();
+                    const b = document.getElementById('rim-box').getBoundingClientRect();
+                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
+                    """) as? [Double] ?? []
+            #expect(
+                drawn.count == 2 && abs(drawn[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(drawn[1]), "\(drawn)")
+            try await browser.screenshot("coach-tapped", .phone)
         }
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.count == 1)
     }

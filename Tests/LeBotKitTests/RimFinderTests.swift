@@ -248,4 +248,47 @@ enum RimSeeds {
         let outside = try await lebot(["analyze", path, "--rim", "620,115,70,7px"])
         #expect(outside.status != 0 && outside.stderr.contains("not inside the 640×360 picture"), "\(outside.stderr)")
     }
+
+    @Test func aTapNearADarkRingIsFittedToTheRingAndATapOnNothingKeepsABoxOfTypicalSize() async throws {
+        // A grey ring 32 px wide and 10 px tall (5 % of the picture wide, not the 7 % a tap marked
+        // before) on a white board: not orange, so the finder finds no hoop and the user taps it.
+        let path = Corpus.folder + "/grey-ring.mp4"
+        let ring =
+            "abs(pow((X-400)/16\\,2)+pow((Y-120)/5\\,2)-1)/(2*hypot((X-400)/256\\,(Y-120)/25)+0.001)"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i",
+                "color=c=0xd8d8d8:s=640x360:d=2:r=10,format=gray,geq=lum='if(lt(\(ring)\\,1.1)\\,70\\,215)'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+            ])
+        let truth = [0.6, 120.0 / 360 - 5.0 / 360, 0.05, 10.0 / 360]
+        #expect(try RimFinder().find(in: path) == nil)
+        // Tapped on its centre and a finger's error (1 % of the picture) off it.
+        for (dx, dy) in [(0.0, 0.0), (0.01, 0.01), (-0.01, -0.01)] {
+            let tap = try RimPoint(x: 0.625 + dx, y: 1.0 / 3 + dy)
+            let fit = try RimFinder().fit(near: tap, in: path)
+            let error = rimError(fit.rim, truth)
+            #expect(fit.fitted, "\(fit)")
+            #expect(error.centre < 0.25 && (0.85...1.2).contains(error.width), "tap \(tap): \(fit.rim), \(error)")
+        }
+        // The command line takes the point, says what it fitted, and keeps it in --json.
+        let said = try await lebot(["analyze", path, "--rim", "0.625,0.333"])
+        #expect(said.status == 0 && said.stderr.contains("Rim fitted at"), "\(said.stderr)")
+        let json = try await lebot(["analyze", path, "--rim", "400,120px", "--json"])
+        let analysis = try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(json.stdout.utf8))
+        #expect(analysis.rimFitted?.fitted == true && (0.85...1.2).contains(rimError(analysis.rim, truth).width))
+        // A tap on the bare board: no ring there, so a box of typical size centred on the tap.
+        let bare = try RimFinder().fit(near: try RimPoint(x: 0.2, y: 0.7), in: path)
+        #expect(!bare.fitted && bare.evidence.contains("no ring clear"))
+        #expect(
+            abs(bare.rim.x + bare.rim.width / 2 - 0.2) < 1e-9 && abs(bare.rim.width - RimFinder.tapBox.width) < 1e-9)
+        // What is wrong with a point is named.
+        for (text, words) in [
+            ("0.5", "x,y,width,height"), ("1.2,0.5", "fractions of the frame"), ("a,b", "x,y of a point"),
+        ] {
+            let run = try await lebot(["analyze", path, "--rim", text])
+            #expect(run.status != 0 && run.stderr.contains(words), "\(text): \(run.stderr)")
+        }
+    }
 }

@@ -103,7 +103,7 @@ struct LeBotService: Sendable {
             Route(
                 method: .post, path: "/api/lebot/workouts", access: .user,
                 summary:
-                    "Upload a workout video and get shots, chart and tips; the rim is found (422 when no hoop is clear) unless ?rim=x,y,w,h"
+                    "Upload a workout video and get shots, chart and tips; the rim is found (422 when no hoop is clear) unless ?rim=x,y,w,h (its box) or ?rim=x,y (a point on it: the ring there is fitted)"
             ) { request, context in
                 try await analyzeWorkout(request, userID: try context.user())
             },
@@ -269,7 +269,7 @@ struct LeBotService: Sendable {
 
     func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {
         // Without ?rim= the rim is found in the video.
-        let given = try Self.rim(request)
+        let given = try Self.rimGiven(request)
         try checkRoomForWorkout(user: userID)
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
@@ -291,12 +291,14 @@ struct LeBotService: Sendable {
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
-                let (rim, found) = try RimFinder().resolve(given: given, video: video)
+                let (rim, found, fitted) = try RimFinder().resolve(given: given, video: video)
                 var analyzer = WorkoutAnalyzer(rim: rim, threads: 1)
                 analyzer.rimFound = found
-                return try analyzer.analyze(
+                var analysis = try analyzer.analyze(
                     video, progress: { fraction in if let key { progress.set(key, fraction) } },
                     shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
+                analysis.rimFitted = fitted
+                return analysis
             }
         } catch let error as APIError {
             unlink(video)
@@ -307,7 +309,9 @@ struct LeBotService: Sendable {
         } catch let error as MediaError where error.operation == RimFinder.operation {
             unlink(video)
             throw APIError(
-                .unprocessableContent, "\(error.message): tap the rim in the picture (or give ?rim=x,y,w,h)")
+                .unprocessableContent,
+                "\(error.message): tap the rim in the picture (or give ?rim=x,y for a point on it, ?rim=x,y,w,h for its box)"
+            )
         } catch {
             unlink(video)
             throw APIError(.badRequest, "the upload could not be analysed: \(error)")

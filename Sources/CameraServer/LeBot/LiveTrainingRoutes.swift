@@ -197,6 +197,17 @@ extension LeBotService {
         }
     }
 
+    /// The rim the caller gave as `?rim=x,y,w,h` (a box) or `?rim=x,y` (a point on it, for the
+    /// finder to fit the ring at); nil: find it. 400 naming what is wrong.
+    static func rimGiven(_ request: Request) throws -> RimGiven? {
+        guard let text = request.uri.queryParameters.get("rim") else { return nil }
+        do {
+            return try RimGiven(parsing: String(text))
+        } catch {
+            throw APIError(.badRequest, "rim: \(error.message)")
+        }
+    }
+
     /// Throws 409 when the account holds as many workouts as it may.
     func checkRoomForWorkout(user: String) throws {
         let kept = (try? FileManager.default.contentsOfDirectory(atPath: files.workouts(userID: user))) ?? []

@@ -81,16 +81,23 @@ public struct RimFinder: Sendable {
         return accumulator.result(minimumConfidence: minimumConfidence)
     }
 
-    /// The rim to use for `path`: `given` when there is one, otherwise found in the video.
+    /// The rim to use for `path`: the box given; the ring fitted at the point given (``fit(near:in:)``);
+    /// or, with nothing given, found in the video.
     ///
     /// - Throws: ``MediaError`` `invalidArgument` naming the problem when no hoop is clear, or when
     ///   the file cannot be read.
-    public func resolve(given: RimCalibration?, video path: String) throws(MediaError) -> (
-        rim: RimCalibration, found: Result?
+    public func resolve(given: RimGiven?, video path: String) throws(MediaError) -> (
+        rim: RimCalibration, found: Result?, fitted: Fit?
     ) {
-        if let given { return (given, nil) }
-        guard let found = try find(in: path) else { throw Self.noHoop(seconds: seconds) }
-        return (found.rim, found)
+        switch given {
+        case .box(let box)?: return (box, nil, nil)
+        case .point(let point)?:
+            let fitted = try fit(near: point, in: path)
+            return (fitted.rim, nil, fitted)
+        case nil:
+            guard let found = try find(in: path) else { throw Self.noHoop(seconds: seconds) }
+            return (found.rim, found, nil)
+        }
     }
 
     /// The `operation` of every error that means "no rim": callers ask the user for one.

@@ -7,6 +7,8 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var rim: RimCalibration
     /// How the rim was found (nil: the user gave it).
     public var rimFound: RimFinder.Result?
+    /// How the rim was fitted at the point the user gave (nil: the user gave a box, or none).
+    public var rimFitted: RimFinder.Fit?
     /// The rim found again after the camera moved, from `time` on (shots after it are judged
     /// against it; ``rim`` stays the first).
     public var rimMoves: [RimMove] = []
@@ -36,7 +38,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var detectorMillisecondsPerFrame: Double
 
     enum CodingKeys: String, CodingKey {
-        case source, rim, rimFound, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
+        case source, rim, rimFound, rimFitted, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
         case fieldGoalPercentage, cameraMovement, ballCue
         case processingSeconds, detectorMillisecondsPerFrame
     }
@@ -46,6 +48,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         try container.encode(source, forKey: .source)
         try container.encode(rim, forKey: .rim)
         try container.encodeIfPresent(rimFound, forKey: .rimFound)
+        try container.encodeIfPresent(rimFitted, forKey: .rimFitted)
         if !rimMoves.isEmpty { try container.encode(rimMoves, forKey: .rimMoves) }
         try container.encode(duration, forKey: .duration)
         try container.encode(frames, forKey: .frames)
@@ -66,6 +69,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
         source = try container.decode(String.self, forKey: .source)
         rim = try container.decode(RimCalibration.self, forKey: .rim)
         rimFound = try container.decodeIfPresent(RimFinder.Result.self, forKey: .rimFound)
+        rimFitted = try container.decodeIfPresent(RimFinder.Fit.self, forKey: .rimFitted)
         rimMoves = try container.decodeIfPresent([RimMove].self, forKey: .rimMoves) ?? []
         duration = try container.decode(Double.self, forKey: .duration)
         frames = try container.decode(Int.self, forKey: .frames)

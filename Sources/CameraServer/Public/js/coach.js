@@ -72,8 +72,9 @@ function markRim() {
     if (!start) return;
     const end = point(event);
     const dragged = Math.abs(end.x - start.x) > 0.02 || Math.abs(end.y - start.y) > 0.02;
-    // A tap marks a rim of typical size (7 % by 2.5 % of the picture) centred where it landed.
-    const chosen = dragged ? box(start, end) : { x: start.x - 0.035, y: start.y - 0.0125, width: 0.07, height: 0.025 };
+    // A tap is a point on the rim: the server fits the ring around it. Until then a box of
+    // typical size (7 % by 2.5 % of the picture) shows where it landed.
+    const chosen = dragged ? box(start, end) : { x: start.x - 0.035, y: start.y - 0.0125, width: 0.07, height: 0.025, point: start };
     chosen.x = Math.min(Math.max(chosen.x, 0), 1 - chosen.width);
     chosen.y = Math.min(Math.max(chosen.y, 0), 1 - chosen.height);
     start = null;
@@ -94,14 +95,17 @@ function setRim(r) {
   draw(r);
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
-  $("rim-help").textContent = "Rim marked: LeBot uses your box. Tap again to move it, or press Analyse.";
+  $("rim-help").textContent = r.point
+    ? "Rim tapped: LeBot fits the ring around this point when you press Analyse. Tap again to move it, or drag a box around the rim."
+    : "Rim marked: LeBot uses your box. Tap again to move it, or press Analyse.";
 }
 
 // ---- Analysis ----
 
 async function analyse() {
   if (!file) return;
-  const query = rim ? `?rim=${encodeURIComponent([rim.x, rim.y, rim.width, rim.height].map((value) => value.toFixed(4)).join(","))}` : "";
+  const numbers = rim && (rim.point ? [rim.point.x, rim.point.y] : [rim.x, rim.y, rim.width, rim.height]);
+  const query = rim ? `?rim=${encodeURIComponent(numbers.map((value) => value.toFixed(4)).join(","))}` : "";
   const id = crypto.randomUUID();
   let polling = null;
   $("analyse").disabled = true;
@@ -182,9 +186,14 @@ function showResult(result, localURL = null) {
     : "No shots found. Check that the rim box sits on the rim and the ball is visible, then try again.";
   const used = analysis.rim;
   const found = analysis.rimFound;
+  const fitted = analysis.rimFitted;
   $("workout-rim").textContent = found
     ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), shown as the box labelled “rim” on the picture. If it is not on the rim, tap the rim and analyse again.`
-    : "Rim: the box you marked.";
+    : fitted && fitted.fitted
+      ? "Rim fitted to the ring you tapped, shown as the box on the picture. If it is not on the rim, drag a box around the rim and analyse again."
+      : fitted
+        ? "No ring was clear where you tapped, so LeBot used a box of typical size there. If the shots look wrong, drag a box around the rim and analyse again."
+        : "Rim: the box you marked.";
   for (const move of analysis.rimMoves || []) {
     $("workout-rim").textContent += ` The camera moved at ${move.time.toFixed(1)} s: LeBot found the rim again and judged the later shots against it.`;
   }

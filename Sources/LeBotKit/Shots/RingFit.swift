@@ -1,0 +1,280 @@
+import CameraCommon
+import CameraIO
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A point on the rim the user gave (a tap on the picture, `--rim x,y`), as fractions of the
+/// picture from its top left.
+public struct RimPoint: Sendable, Codable, Equatable {
+    public var x: Double
+    public var y: Double
+
+    /// - Throws: ``MediaError`` `invalidArgument` when the point is not inside the picture.
+    public init(x: Double, y: Double) throws(MediaError) {
+        guard x.isFinite, y.isFinite, (0...1).contains(x), (0...1).contains(y) else {
+            throw MediaError(
+                .invalidArgument, operation: "read rim point",
+                message: "x, y must be fractions of the frame (0-1), got \(x),\(y)")
+        }
+        (self.x, self.y) = (x, y)
+    }
+
+    /// `x,y` as `--rim` and `?rim=` take it (three decimals).
+    public var argument: String { "\(String(format3: x)),\(String(format3: y))" }
+}
+
+/// The rim as the user gave it: a box around it, or a point on it for the finder to fit the ring at.
+public enum RimGiven: Sendable, Equatable {
+    case box(RimCalibration)
+    case point(RimPoint)
+
+    /// Parses `x,y,w,h` (a box) or `x,y` (a point on the rim), as fractions of the frame or in
+    /// pixels of a picture of `pixels` with `px` at the end (`601,176,43,10px`, `622,181px`).
+    public init(parsing text: String, pixels: (width: Int, height: Int)? = nil) throws(MediaError) {
+        let trimmed = text.trimmingWhitespace()
+        let numbers = trimmed.hasSuffix("px") ? String(trimmed.dropLast(2)) : trimmed
+        guard numbers.split(separator: ",", omittingEmptySubsequences: false).count == 2 else {
+            self = .box(try RimCalibration(parsing: text, pixels: pixels))
+            return
+        }
+        let values = numbers.split(separator: ",").compactMap { Double($0.trimmingWhitespace()) }
+        guard values.count == 2 else {
+            throw MediaError(
+                .invalidArgument, operation: "read rim point",
+                message:
+                    "expected x,y of a point on the rim as fractions of the frame, e.g. 0.51,0.34, or in pixels, e.g. 327,122px; got \(text.debugDescription)"
+            )
+        }
+        var (x, y) = (values[0], values[1])
+        if trimmed.hasSuffix("px") {
+            guard let pixels, pixels.width > 0, pixels.height > 0 else {
+                throw MediaError(
+                    .invalidArgument, operation: "read rim point",
+                    message:
+                        "a point in pixels (\(text.debugDescription)) needs the picture's size; give fractions here")
+            }
+            (x, y) = (x / Double(pixels.width), y / Double(pixels.height))
+        }
+        self = .point(try RimPoint(x: x, y: y))
+    }
+}
+
+extension RimFinder {
+    /// The rim fitted at a point the user gave: the ring's box when one is clear there, otherwise a
+    /// box of typical size centred on the point.
+    public struct Fit: Sendable, Codable, Equatable {
+        public var point: RimPoint
+        public var rim: RimCalibration
+        /// Whether a ring was found at the point (false: ``tapBox`` centred on it).
+        public var fitted: Bool
+        /// How much of the fitted ring's outline is a thin line in the picture (0–1).
+        public var coverage: Double
+        /// In words, for the user.
+        public var evidence: String
+    }
+
+    /// The box a point stands for when no ring is clear there: a rim of typical size in the videos
+    /// LeBot is filmed for (7 % of the picture wide, 2.5 % tall), as the web app's tap marked before.
+    public static let tapBox = (width: 0.07, height: 0.025)
+
+    /// How the ring is looked for near a point, in fractions of the picture's width (heights in
+    /// fractions of its height). Read off three real phone videos and five placements of one 3D
+    /// court seed, tapped at the true rim's centre and 1 % of the picture around it.
+    struct RingSearch {
+        /// How far from the point the ring's centre may be.
+        var reach = 0.02
+        /// The ring's half-width, from ``smallest`` to ``largest``.
+        var smallest = 0.008
+        var largest = 0.04
+        /// Its height over its width, from side-on (a line) to well above it.
+        var ratios: [Double] = [0.08, 0.12, 0.16, 0.2, 0.25, 0.3, 0.35, 0.4]
+        /// A pixel is on a line when it is this much darker (or brighter) than both neighbours two
+        /// pixels away across it.
+        var contrast = 10
+        /// The widest ring scoring within this of the best is taken: a net's knots and a bracket
+        /// make small closed loops that fit as well as the ring or better.
+        var slack = 0.16
+        /// Below this score no ring is clear.
+        var minimumScore = 0.45
+        /// Points on the outline looked at.
+        var samples = 72
+    }
+
+    /// Fits the rim's ring near `point` in the first frames of the video at `path` (held still like
+    /// the analysis holds them, when ``stabilizer`` is set).
+    ///
+    /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    public func fit(near point: RimPoint, in path: String) throws(MediaError) -> Fit {
+        let reader = try MediaReader(.file(path))
+        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+            sourceWidth > 0, sourceHeight > 0
+        else {
+            throw MediaError(
+                .invalidArgument, operation: "fit the rim in \(path)", message: "the file has no video stream")
+        }
+        let width = min(analysisWidth, sourceWidth) & ~1
+        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
+        let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
+        // Three frames 0.2 s apart; their median leaves out a ball or a hand passing the rim.
+        let times = [0, 0.2, 0.4]
+        var lumas: [Plane] = []
+        var decoded = 0
+        let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
+        func take(_ frame: VideoFrame) {
+            let time = frame.pts?.seconds ?? Double(decoded) / 30
+            decoded += 1
+            let frame = stabilizing?.stabilize(frame, time: time) ?? frame
+            if lumas.count < times.count, time >= times[lumas.count] - 0.001 { lumas.append(frame.planes[0]) }
+        }
+        while lumas.count < times.count, let sample = try reader.nextSample() {
+            guard sample.streamIndex == video.index else { continue }
+            for frame in try decoder.decode(sample) { take(frame) }
+        }
+        if lumas.count < times.count { for frame in try decoder.flush() { take(frame) } }
+        guard let first = lumas.first else {
+            throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
+        }
+        return try Self.fit(near: point, luma: Self.median(lumas))
+    }
+
+    /// The per-pixel median of the planes (all of one size).
+    static func median(_ planes: [Plane]) -> Plane {
+        guard planes.count > 1, let first = planes.first else { return planes[0] }
+        var bytes = [UInt8](repeating: 0, count: first.width * first.height)
+        var values = [UInt8](repeating: 0, count: planes.count)
+        for row in 0..<first.height {
+            for column in 0..<first.width {
+                for (index, plane) in planes.enumerated() {
+                    values[index] = plane.bytes[row * plane.bytesPerRow + column]
+                }
+                values.sort()
+                bytes[row * first.width + column] = values[values.count / 2]
+            }
+        }
+        return Plane(width: first.width, height: first.height, bytesPerRow: first.width, bytes: bytes)
+    }
+
+    /// The fit on one luma plane.
+    static func fit(near point: RimPoint, luma: Plane) throws(MediaError) -> Fit {
+        if let ring = ring(near: point, luma: luma), ring.score >= RingSearch().minimumScore {
+            let (w, h) = (Double(luma.width), Double(luma.height))
+            let x = max(0, (ring.x - ring.a) / w)
+            let y = max(0, (ring.y - ring.b) / h)
+            let width = min(2 * ring.a / w, 1 - x)
+            let height = min(2 * ring.b / h, 1 - y)
+            if let rim = try? RimCalibration(x: x, y: y, width: width, height: height) {
+                return Fit(
+                    point: point, rim: rim, fitted: true, coverage: ring.coverage,
+                    evidence:
+                        "a \(ring.dark ? "dark" : "bright") ring \(Int((2 * ring.a).rounded())) px wide at the point given (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)"
+                )
+            }
+        }
+        let width = tapBox.width
+        let height = tapBox.height
+        let x = min(max(point.x - width / 2, 0), 1 - width)
+        let y = min(max(point.y - height / 2, 0), 1 - height)
+        return Fit(
+            point: point, rim: try RimCalibration(x: x, y: y, width: width, height: height), fitted: false,
+            coverage: 0,
+            evidence: "no ring clear at the point given: a box of typical size (7 % of the picture wide) centred on it"
+        )
+    }
+
+    struct Ring {
+        /// Centre and half-axes in pixels.
+        var x: Double
+        var y: Double
+        var a: Double
+        var b: Double
+        /// What it was chosen by (see ``ring(near:luma:search:)``), and the share of its outline on a line.
+        var score: Double
+        var coverage: Double
+        var dark: Bool
+    }
+
+    /// The ring near `point`: of the ellipses around it (centre, half-width and height over width
+    /// from ``RingSearch``), each scored by how much of its outline lies on a thin dark (or bright)
+    /// line — the mean of its four quarters' shares and the least of them, so a straight line
+    /// through it is not a ring — the widest within ``RingSearch/slack`` of the best.
+    static func ring(near point: RimPoint, luma: Plane, search: RingSearch = .init()) -> Ring? {
+        let (width, height) = (luma.width, luma.height)
+        guard width > 8, height > 8 else { return nil }
+        let (w, h) = (Double(width), Double(height))
+        let (tx, ty) = (point.x * w, point.y * h)
+        let (reachX, reachY) = (search.reach * w, search.reach * h)
+        let (smallest, largest) = (max(4, search.smallest * w), search.largest * w)
+        let tallest = largest * (search.ratios.max() ?? 0.4)
+        // The window every outline looked at falls in.
+        let x0 = max(0, Int((tx - reachX - largest).rounded(.down)) - 1)
+        let x1 = min(width - 1, Int((tx + reachX + largest).rounded(.up)) + 2)
+        let y0 = max(0, Int((ty - reachY - tallest).rounded(.down)) - 1)
+        let y1 = min(height - 1, Int((ty + reachY + tallest).rounded(.up)) + 2)
+        guard x1 > x0, y1 > y0 else { return nil }
+        let columns = x1 - x0 + 1
+        // Thin lines in the window: darker (0) or brighter (1) than both neighbours across them.
+        var lines = [[Bool]](repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: 2)
+        func value(_ x: Int, _ y: Int) -> Int {
+            Int(luma.bytes[min(max(y, 0), height - 1) * luma.bytesPerRow + min(max(x, 0), width - 1)])
+        }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let centre = value(x, y)
+                let (up, down, left, right) = (value(x, y - 2), value(x, y + 2), value(x - 2, y), value(x + 2, y))
+                let darker = max(min(up, down) - centre, min(left, right) - centre)
+                let brighter = max(centre - max(up, down), centre - max(left, right))
+                let index = (y - y0) * columns + (x - x0)
+                lines[0][index] = darker > search.contrast
+                lines[1][index] = brighter > search.contrast
+            }
+        }
+        let angles = (0..<search.samples).map { 2 * Double.pi * Double($0) / Double(search.samples) }
+        let (cosines, sines) = (angles.map { cos($0) }, angles.map { sin($0) })
+        let centresX = Array(stride(from: tx - reachX, to: tx + reachX + 1, by: 1))
+        let centresY = Array(stride(from: ty - reachY, to: ty + reachY + 1, by: 1))
+        let quarter = search.samples / 4
+        var candidates: [Ring] = []
+        var columnAt = [Int](repeating: 0, count: search.samples)
+        for dark in [true, false] {
+            let map = lines[dark ? 0 : 1]
+            for a in stride(from: smallest, to: largest, by: 1) {
+                for ratio in search.ratios {
+                    let b = max(1, a * ratio)
+                    var best: Ring?
+                    for cx in centresX {
+                        for k in 0..<search.samples {
+                            columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
+                        }
+                        for cy in centresY {
+                            // Samples on the outline that fall on a line, per quarter (no allocation here: this runs ~10⁸ times).
+                            var (q0, q1, q2, q3) = (0, 0, 0, 0)
+                            for k in 0..<search.samples {
+                                let row = min(max(Int((cy + b * sines[k]).rounded()), 0), height - 1) - y0
+                                guard map[row * columns + columnAt[k]] else { continue }
+                                switch k / quarter {
+                                case 0: q0 += 1
+                                case 1: q1 += 1
+                                case 2: q2 += 1
+                                default: q3 += 1
+                                }
+                            }
+                            let coverage = Double(q0 + q1 + q2 + q3) / Double(4 * quarter)
+                            let score = 0.5 * coverage + 0.5 * Double(min(q0, q1, q2, q3)) / Double(quarter)
+                            if score > (best?.score ?? -1) {
+                                best = Ring(x: cx, y: cy, a: a, b: b, score: score, coverage: coverage, dark: dark)
+                            }
+                        }
+                    }
+                    if let best { candidates.append(best) }
+                }
+            }
+        }
+        guard let top = candidates.map(\.score).max() else { return nil }
+        let close = candidates.filter { $0.score >= top - search.slack }
+        // The first of the widest, in the order looked at (dark before bright, flatter first).
+        guard let widest = close.map(\.a).max() else { return nil }
+        return close.first { $0.a == widest }
+    }
+}

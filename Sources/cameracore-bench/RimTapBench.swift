@@ -1,0 +1,118 @@
+import CameraTesting
+import Foundation
+import LeBotKit
+
+/// A user who taps the rim instead of dragging a box around it: how well the ring is fitted at
+/// the tap (``RimFinder/fit(near:in:)``), and what `lebot analyze --rim x,y` then finds, against
+/// the box of typical size the web app's tap marked before. Each video is tapped five times: on
+/// the true rim's centre and 1 % of the picture off it on both diagonals (a finger's error on a
+/// phone).
+enum RimTapBench {
+    /// The taps on a rim `[x, y, w, h]`.
+    static func taps(on rim: [Double]) -> [RimPoint] {
+        let (x, y) = (rim[0] + rim[2] / 2, rim[1] + rim[3] / 2)
+        return [(0, 0), (-0.01, -0.01), (0.01, 0.01), (-0.01, 0.01), (0.01, -0.01)].compactMap {
+            try? RimPoint(x: x + $0.0, y: y + $0.1)
+        }
+    }
+
+    struct Fits {
+        var taps = 0
+        var right = 0
+        var fitted = 0
+        var widths: [Double] = []
+
+        mutating func add(_ fit: RimFinder.Fit, truth: [Double]) {
+            let score = RimScore(found: [fit.rim.x, fit.rim.y, fit.rim.width, fit.rim.height], truth: truth)
+            taps += 1
+            if score.isFound { right += 1 }
+            if fit.fitted { fitted += 1 }
+            widths.append(score.width)
+        }
+
+        static func + (a: Fits, b: Fits) -> Fits {
+            Fits(
+                taps: a.taps + b.taps, right: a.right + b.right, fitted: a.fitted + b.fitted,
+                widths: a.widths + b.widths)
+        }
+
+        var cells: String {
+            let range =
+                widths.isEmpty ? "-" : "\(format(widths.min() ?? 0, digits: 2))–\(format(widths.max() ?? 0, digits: 2))"
+            return "\(right)/\(taps) | \(fitted)/\(taps) | \(range)"
+        }
+    }
+
+    static func run(folder: String, work: String, lebot: String, heldOut: Bool) throws {
+        try realFootage(folder: folder, lebot: lebot, heldOut: heldOut)
+        try court(work: work, heldOut: heldOut)
+        print("")
+        print(
+            "rim right: centre within a quarter of the true rim's width of its centre and width 0.75–1.3 of it (as the finder is scored); fitted: a ring was clear at the tap (otherwise the box of typical size); width: fitted or used over true."
+        )
+    }
+
+    static func realFootage(folder: String, lebot: String, heldOut: Bool) throws {
+        let videos = RealFootage.videos.filter { heldOut || !$0.heldOut }
+        let missing = videos.filter { !FileManager.default.fileExists(atPath: "\(folder)/\($0.name)") }
+        guard missing.isEmpty else {
+            throw ValidationFailure(
+                "\(folder) lacks \(missing.map(\.name).joined(separator: ", ")): fill it with scripts/real-footage.sh \(folder)"
+            )
+        }
+        print("")
+        print(
+            "A tap on the rim, real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), 5 taps each"
+        )
+        print("")
+        print(
+            "| video | held out | rim right | fitted | width | `--rim x,y`: found, right, extra | typical box at the tap: found, right, extra |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        var (allFits, allFitted, allTyped) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
+        for video in videos {
+            let path = "\(folder)/\(video.name)"
+            var (fits, fitted, typed) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
+            for tap in taps(on: video.rim) {
+                fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim)
+                fitted.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: tap.argument))
+                let (w, h) = RimFinder.tapBox
+                let box = [tap.x - w / 2, tap.y - h / 2, w, h].map { String($0) }.joined(separator: ",")
+                typed.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: box))
+            }
+            (allFits, allFitted, allTyped) = (allFits + fits, allFitted + fitted, allTyped + typed)
+            print(
+                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(fits.cells) | \(fitted.cells) | \(typed.cells) |"
+            )
+        }
+        print("| all | | \(allFits.cells) | \(allFitted.cells) | \(allTyped.cells) |")
+    }
+
+    /// The 3D court's 1280×720 videos (rendered into `work` as `--only court` does): the fit alone,
+    /// per placement, on the seeds it was read off (1001) or on slices it never saw.
+    static func court(work: String, heldOut: Bool) throws {
+        let seeds: [UInt64] = heldOut ? [1101, 1102, 1103, 1301, 1302, 1303] : [1001]
+        print("")
+        print(
+            "A tap on the rim, the 3D court (1280×720 30 fps), seeds \(seeds.map(String.init).joined(separator: ", ")) (\(heldOut ? "never seen by the fit" : "the fit was read off 1001")), 5 taps each"
+        )
+        print("")
+        print("| placement | rim right | fitted | width |")
+        print("|---|---|---|---|")
+        var all = Fits()
+        for placement in CourtCorpus.Placement.allCases {
+            let videos = try CourtBench.corpus(
+                in: "\(work)/court-\(CourtBench.Format.standard.name)/\(placement.rawValue)", seeds: seeds,
+                placement: placement, format: .standard)
+            var fits = Fits()
+            for video in videos {
+                for tap in taps(on: video.rim) {
+                    fits.add(try RimFinder().fit(near: tap, in: video.path), truth: video.rim)
+                }
+            }
+            all = all + fits
+            print("| \(placement.rawValue) | \(fits.cells) |")
+        }
+        print("| all | \(all.cells) |")
+    }
+}
