@@ -57,7 +57,7 @@ struct Bench: ParsableCommand {
 
     @Option(
         help:
-            "With --only court: score these seeds alone, comma-separated (e.g. 701,702,703: one slice looked at closely)."
+            "With --only court or rim-taps: score these seeds alone, comma-separated (e.g. 701,702,703: one slice looked at closely; rim-taps then taps the court alone)."
     )
     var courtSeeds: String?
 
@@ -110,7 +110,8 @@ struct Bench: ParsableCommand {
         }
         if only == "rim-taps" {
             try RimTapBench.run(
-                folder: realFootage, work: work, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut)
+                folder: realFootage, work: work, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut,
+                courtSeeds: courtSeeds.flatMap(Self.seeds))
             return
         }
         if only == "lebot" {

@@ -20,32 +20,44 @@ enum RimTapBench {
         var taps = 0
         var right = 0
         var fitted = 0
+        /// The box of typical size at the same taps, scored the same way.
+        var typicalRight = 0
         var widths: [Double] = []
+        /// The taps whose rim was wrong, in words.
+        var wrong: [String] = []
 
-        mutating func add(_ fit: RimFinder.Fit, truth: [Double]) {
+        mutating func add(_ fit: RimFinder.Fit, truth: [Double], video: String) {
             let score = RimScore(found: [fit.rim.x, fit.rim.y, fit.rim.width, fit.rim.height], truth: truth)
+            let (w, h) = RimFinder.tapBox
+            let typical = RimScore(found: [fit.point.x - w / 2, fit.point.y - h / 2, w, h], truth: truth)
             taps += 1
             if score.isFound { right += 1 }
+            if typical.isFound { typicalRight += 1 }
             if fit.fitted { fitted += 1 }
             widths.append(score.width)
+            if !score.isFound {
+                wrong.append(
+                    "\(video) tapped at \(fit.point.argument): \(fit.rim.argument), centre off by \(format(score.centre, digits: 2)) widths, width ×\(format(score.width, digits: 2)) (\(fit.evidence))"
+                )
+            }
         }
 
         static func + (a: Fits, b: Fits) -> Fits {
             Fits(
                 taps: a.taps + b.taps, right: a.right + b.right, fitted: a.fitted + b.fitted,
-                widths: a.widths + b.widths)
+                typicalRight: a.typicalRight + b.typicalRight, widths: a.widths + b.widths, wrong: a.wrong + b.wrong)
         }
 
         var cells: String {
             let range =
                 widths.isEmpty ? "-" : "\(format(widths.min() ?? 0, digits: 2))–\(format(widths.max() ?? 0, digits: 2))"
-            return "\(right)/\(taps) | \(fitted)/\(taps) | \(range)"
+            return "\(right)/\(taps) | \(typicalRight)/\(taps) | \(fitted)/\(taps) | \(range)"
         }
     }
 
-    static func run(folder: String, work: String, lebot: String, heldOut: Bool) throws {
-        try realFootage(folder: folder, lebot: lebot, heldOut: heldOut)
-        try court(work: work, heldOut: heldOut)
+    static func run(folder: String, work: String, lebot: String, heldOut: Bool, courtSeeds: [UInt64]? = nil) throws {
+        if courtSeeds == nil { try realFootage(folder: folder, lebot: lebot, heldOut: heldOut) }
+        try court(work: work, heldOut: heldOut, seeds: courtSeeds)
         print("")
         print(
             "rim right: centre within a quarter of the true rim's width of its centre and width 0.75–1.3 of it (as the finder is scored); fitted: a ring was clear at the tap (otherwise the box of typical size); width: fitted or used over true."
@@ -66,15 +78,15 @@ enum RimTapBench {
         )
         print("")
         print(
-            "| video | held out | rim right | fitted | width | `--rim x,y`: found, right, extra | typical box at the tap: found, right, extra |"
+            "| video | held out | rim right | typical box right | fitted | width | `--rim x,y`: found, right, extra | typical box at the tap: found, right, extra |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
         var (allFits, allFitted, allTyped) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
         for video in videos {
             let path = "\(folder)/\(video.name)"
             var (fits, fitted, typed) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
             for tap in taps(on: video.rim) {
-                fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim)
+                fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim, video: video.name)
                 fitted.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: tap.argument))
                 let (w, h) = RimFinder.tapBox
                 let box = [tap.x - w / 2, tap.y - h / 2, w, h].map { String($0) }.joined(separator: ",")
@@ -86,19 +98,21 @@ enum RimTapBench {
             )
         }
         print("| all | | \(allFits.cells) | \(allFitted.cells) | \(allTyped.cells) |")
+        if !allFits.wrong.isEmpty { print("") }
+        for line in allFits.wrong { print("- \(line)") }
     }
 
     /// The 3D court's 1280×720 videos (rendered into `work` as `--only court` does): the fit alone,
     /// per placement, on the seeds it was read off (1001) or on slices it never saw.
-    static func court(work: String, heldOut: Bool) throws {
-        let seeds: [UInt64] = heldOut ? [1101, 1102, 1103, 1301, 1302, 1303] : [1001]
+    static func court(work: String, heldOut: Bool, seeds chosen: [UInt64]?) throws {
+        let seeds: [UInt64] = chosen ?? (heldOut ? [1101, 1102, 1103, 1301, 1302, 1303] : [1001])
         print("")
         print(
-            "A tap on the rim, the 3D court (1280×720 30 fps), seeds \(seeds.map(String.init).joined(separator: ", ")) (\(heldOut ? "never seen by the fit" : "the fit was read off 1001")), 5 taps each"
+            "A tap on the rim, the 3D court (1280×720 30 fps), seeds \(seeds.map(String.init).joined(separator: ", ")) (\(chosen != nil ? "chosen" : heldOut ? "never seen by the fit" : "the fit was read off 1001")), 5 taps each"
         )
         print("")
-        print("| placement | rim right | fitted | width |")
-        print("|---|---|---|---|")
+        print("| placement | rim right | typical box right | fitted | width |")
+        print("|---|---|---|---|---|")
         var all = Fits()
         for placement in CourtCorpus.Placement.allCases {
             let videos = try CourtBench.corpus(
@@ -107,12 +121,16 @@ enum RimTapBench {
             var fits = Fits()
             for video in videos {
                 for tap in taps(on: video.rim) {
-                    fits.add(try RimFinder().fit(near: tap, in: video.path), truth: video.rim)
+                    fits.add(
+                        try RimFinder().fit(near: tap, in: video.path), truth: video.rim,
+                        video: URL(fileURLWithPath: video.path).lastPathComponent)
                 }
             }
             all = all + fits
             print("| \(placement.rawValue) | \(fits.cells) |")
         }
         print("| all | \(all.cells) |")
+        if !all.wrong.isEmpty { print("") }
+        for line in all.wrong { print("- \(line)") }
     }
 }

@@ -90,6 +90,10 @@ extension RimFinder {
         var largest = 0.04
         /// Its height over its width, from side-on (a line) to well above it.
         var ratios: [Double] = [0.08, 0.12, 0.16, 0.2, 0.25, 0.3, 0.35, 0.4]
+        /// Flatter still, for an orange line: a painted rim seen side-on is a line a few pixels
+        /// thick, and at 0.08 a wide ellipse's two sides no longer both lie on it. (Not for the
+        /// lines by brightness: a board's straight edge runs beside most rims.)
+        var flatRatios: [Double] = [0.03, 0.05]
         /// A pixel is on a line when it is this much darker (or brighter) than both neighbours two
         /// pixels away across it.
         var contrast = 10
@@ -119,24 +123,26 @@ extension RimFinder {
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
         // Three frames 0.2 s apart; their median leaves out a ball or a hand passing the rim.
         let times = [0, 0.2, 0.4]
-        var lumas: [Plane] = []
+        var frames: [VideoFrame] = []
         var decoded = 0
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         func take(_ frame: VideoFrame) {
             let time = frame.pts?.seconds ?? Double(decoded) / 30
             decoded += 1
             let frame = stabilizing?.stabilize(frame, time: time) ?? frame
-            if lumas.count < times.count, time >= times[lumas.count] - 0.001 { lumas.append(frame.planes[0]) }
+            if frames.count < times.count, time >= times[frames.count] - 0.001 { frames.append(frame) }
         }
-        while lumas.count < times.count, let sample = try reader.nextSample() {
+        while frames.count < times.count, let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
             for frame in try decoder.decode(sample) { take(frame) }
         }
-        if lumas.count < times.count { for frame in try decoder.flush() { take(frame) } }
-        guard let first = lumas.first else {
+        if frames.count < times.count { for frame in try decoder.flush() { take(frame) } }
+        guard let first = frames.first, first.planes.count == 3 else {
             throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
         }
-        return try Self.fit(near: point, luma: Self.median(lumas))
+        let planes = (0..<3).map { plane in Self.median(frames.map { $0.planes[plane] }) }
+        return try Self.fit(
+            near: point, frame: VideoFrame(format: .yuv420p, width: first.width, height: first.height, planes: planes))
     }
 
     /// The per-pixel median of the planes (all of one size).
@@ -156,10 +162,10 @@ extension RimFinder {
         return Plane(width: first.width, height: first.height, bytesPerRow: first.width, bytes: bytes)
     }
 
-    /// The fit on one luma plane.
-    static func fit(near point: RimPoint, luma: Plane) throws(MediaError) -> Fit {
-        if let ring = ring(near: point, luma: luma), ring.score >= RingSearch().minimumScore {
-            let (w, h) = (Double(luma.width), Double(luma.height))
+    /// The fit on one frame (YUV 4:2:0).
+    static func fit(near point: RimPoint, frame: VideoFrame) throws(MediaError) -> Fit {
+        if let ring = ring(near: point, frame: frame), ring.score >= RingSearch().minimumScore {
+            let (w, h) = (Double(frame.width), Double(frame.height))
             let x = max(0, (ring.x - ring.a) / w)
             let y = max(0, (ring.y - ring.b) / h)
             let width = min(2 * ring.a / w, 1 - x)
@@ -168,7 +174,7 @@ extension RimFinder {
                 return Fit(
                     point: point, rim: rim, fitted: true, coverage: ring.coverage,
                     evidence:
-                        "a \(ring.dark ? "dark" : "bright") ring \(Int((2 * ring.a).rounded())) px wide at the point given (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)"
+                        "\(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide at the point given (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)"
                 )
             }
         }
@@ -189,17 +195,28 @@ extension RimFinder {
         var y: Double
         var a: Double
         var b: Double
-        /// What it was chosen by (see ``ring(near:luma:search:)``), and the share of its outline on a line.
+        /// What it was chosen by (see ``ring(near:frame:search:)``), and the share of its outline on a line.
         var score: Double
         var coverage: Double
-        var dark: Bool
+        var cue: Cue
+    }
+
+    /// What marks the ring's outline.
+    enum Cue: String, CaseIterable {
+        /// A thin line darker than both neighbours two pixels across it (a grey or rusty ring on a
+        /// white board or the sky), or brighter (a light ring against a dark wall).
+        case dark, bright
+        /// Orange, however thick the line (a painted rim; the finder usually finds these itself).
+        case orange
     }
 
     /// The ring near `point`: of the ellipses around it (centre, half-width and height over width
     /// from ``RingSearch``), each scored by how much of its outline lies on a thin dark (or bright)
-    /// line — the mean of its four quarters' shares and the least of them, so a straight line
+    /// line, or on orange — the mean of its four quarters' shares and the least of them, so a straight line
     /// through it is not a ring — the widest within ``RingSearch/slack`` of the best.
-    static func ring(near point: RimPoint, luma: Plane, search: RingSearch = .init()) -> Ring? {
+    static func ring(near point: RimPoint, frame: VideoFrame, search: RingSearch = .init()) -> Ring? {
+        guard frame.format == .yuv420p, frame.planes.count == 3 else { return nil }
+        let (luma, cb, cr) = (frame.planes[0], frame.planes[1], frame.planes[2])
         let (width, height) = (luma.width, luma.height)
         guard width > 8, height > 8 else { return nil }
         let (w, h) = (Double(width), Double(height))
@@ -214,8 +231,9 @@ extension RimFinder {
         let y1 = min(height - 1, Int((ty + reachY + tallest).rounded(.up)) + 2)
         guard x1 > x0, y1 > y0 else { return nil }
         let columns = x1 - x0 + 1
-        // Thin lines in the window: darker (0) or brighter (1) than both neighbours across them.
-        var lines = [[Bool]](repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: 2)
+        // The window's pixels on each cue's line, in Cue order.
+        var lines = [[Bool]](
+            repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: Cue.allCases.count)
         func value(_ x: Int, _ y: Int) -> Int {
             Int(luma.bytes[min(max(y, 0), height - 1) * luma.bytesPerRow + min(max(x, 0), width - 1)])
         }
@@ -228,6 +246,10 @@ extension RimFinder {
                 let index = (y - y0) * columns + (x - x0)
                 lines[0][index] = darker > search.contrast
                 lines[1][index] = brighter > search.contrast
+                let (u, v) = (
+                    Int(cb.bytes[(y / 2) * cb.bytesPerRow + x / 2]), Int(cr.bytes[(y / 2) * cr.bytesPerRow + x / 2])
+                )
+                lines[2][index] = RimFinder.isOrange(y: centre, u: u, v: v)
             }
         }
         let angles = (0..<search.samples).map { 2 * Double.pi * Double($0) / Double(search.samples) }
@@ -237,10 +259,10 @@ extension RimFinder {
         let quarter = search.samples / 4
         var candidates: [Ring] = []
         var columnAt = [Int](repeating: 0, count: search.samples)
-        for dark in [true, false] {
-            let map = lines[dark ? 0 : 1]
+        for (cueIndex, cue) in Cue.allCases.enumerated() {
+            let map = lines[cueIndex]
             for a in stride(from: smallest, to: largest, by: 1) {
-                for ratio in search.ratios {
+                for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
                     let b = max(1, a * ratio)
                     var best: Ring?
                     for cx in centresX {
@@ -263,7 +285,7 @@ extension RimFinder {
                             let coverage = Double(q0 + q1 + q2 + q3) / Double(4 * quarter)
                             let score = 0.5 * coverage + 0.5 * Double(min(q0, q1, q2, q3)) / Double(quarter)
                             if score > (best?.score ?? -1) {
-                                best = Ring(x: cx, y: cy, a: a, b: b, score: score, coverage: coverage, dark: dark)
+                                best = Ring(x: cx, y: cy, a: a, b: b, score: score, coverage: coverage, cue: cue)
                             }
                         }
                     }
@@ -273,7 +295,7 @@ extension RimFinder {
         }
         guard let top = candidates.map(\.score).max() else { return nil }
         let close = candidates.filter { $0.score >= top - search.slack }
-        // The first of the widest, in the order looked at (dark before bright, flatter first).
+        // The first of the widest, in the order looked at (dark, bright, orange; flatter first).
         guard let widest = close.map(\.a).max() else { return nil }
         return close.first { $0.a == widest }
     }
