@@ -121,6 +121,25 @@ struct AppRoutesTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
         let badRim = try await server.request(.POST, "/api/lebot/workouts?rim=2,0,0", token: user.token, body: video)
         #expect(badRim.status == 400 && badRim.text.contains("x,y,width,height"), "\(badRim.text)")
+        // A point on the rim (a tap) is taken: the answer says how the rim was fitted there.
+        let tapped = try await server.request(.POST, "/api/lebot/workouts?rim=0.5,0.5", token: user.token, body: video)
+        #expect(tapped.status == 201, "\(tapped.text)")
+        let fitted = (tapped.object["analysis"] as? [String: Any])?["rimFitted"] as? [String: Any]
+        #expect(fitted?["fitted"] is Bool && (fitted?["evidence"] as? String)?.isEmpty == false, "\(tapped.text)")
+        // A point off the picture, not a number, or with CR/LF inside a number is refused in words,
+        // nothing kept (CR/LF around a number is whitespace, trimmed like a space).
+        let kept = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        for (query, words) in [
+            ("1.5,0.5", "fractions of the frame"), ("nan,nan", "fractions of the frame"),
+            ("0.%0D%0A5,0.5", "x,y of a point"),
+        ] {
+            let refused = try await server.request(
+                .POST, "/api/lebot/workouts?rim=\(query)", token: user.token, body: video)
+            #expect(refused.status == 400 && refused.text.contains(words), "\(query): \(refused.text)")
+        }
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)"))
+                == Set(kept))
     }
 
     /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).
