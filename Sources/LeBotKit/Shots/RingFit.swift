@@ -255,41 +255,57 @@ extension RimFinder {
         let angles = (0..<search.samples).map { 2 * Double.pi * Double($0) / Double(search.samples) }
         let (cosines, sines) = (angles.map { cos($0) }, angles.map { sin($0) })
         let centresX = Array(stride(from: tx - reachX, to: tx + reachX + 1, by: 1))
-        let centresY = Array(stride(from: ty - reachY, to: ty + reachY + 1, by: 1))
+        // The centres' rows are a whole number of pixels from the first; an outline's rows are then
+        // that first row's fraction plus a per-sample offset, rounded once per ellipse, not per centre.
+        let firstY = ty - reachY
+        let rowsOfCentres = Array(stride(from: firstY, to: ty + reachY + 1, by: 1)).count
+        let baseY = Int(firstY.rounded(.down))
+        let fractionY = firstY - Double(baseY)
         let quarter = search.samples / 4
         var candidates: [Ring] = []
         var columnAt = [Int](repeating: 0, count: search.samples)
+        var rowOffset = [Int](repeating: 0, count: search.samples)
         for (cueIndex, cue) in Cue.allCases.enumerated() {
-            let map = lines[cueIndex]
-            for a in stride(from: smallest, to: largest, by: 1) {
-                for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
-                    let b = max(1, a * ratio)
-                    var best: Ring?
-                    for cx in centresX {
-                        for k in 0..<search.samples {
-                            columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
-                        }
-                        for cy in centresY {
-                            // Samples on the outline that fall on a line, per quarter (no allocation here: this runs ~10⁸ times).
-                            var (q0, q1, q2, q3) = (0, 0, 0, 0)
+            lines[cueIndex].withUnsafeBufferPointer { map in
+                for a in stride(from: smallest, to: largest, by: 1) {
+                    for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
+                        let b = max(1, a * ratio)
+                        for k in 0..<search.samples { rowOffset[k] = Int((fractionY + b * sines[k]).rounded()) }
+                        var best: Ring?
+                        for cx in centresX {
                             for k in 0..<search.samples {
-                                let row = min(max(Int((cy + b * sines[k]).rounded()), 0), height - 1) - y0
-                                guard map[row * columns + columnAt[k]] else { continue }
-                                switch k / quarter {
-                                case 0: q0 += 1
-                                case 1: q1 += 1
-                                case 2: q2 += 1
-                                default: q3 += 1
+                                columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
+                            }
+                            for j in 0..<rowsOfCentres {
+                                // Samples on the outline that fall on a line, per quarter (no allocation
+                                // here: this runs ~10⁸ times).
+                                var counts = (0, 0, 0, 0)
+                                for part in 0..<4 {
+                                    var count = 0
+                                    for k in (part * quarter)..<((part + 1) * quarter) {
+                                        let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0
+                                        if map[row * columns + columnAt[k]] { count += 1 }
+                                    }
+                                    switch part {
+                                    case 0: counts.0 = count
+                                    case 1: counts.1 = count
+                                    case 2: counts.2 = count
+                                    default: counts.3 = count
+                                    }
+                                }
+                                let coverage =
+                                    Double(counts.0 + counts.1 + counts.2 + counts.3) / Double(4 * quarter)
+                                let least = min(counts.0, counts.1, counts.2, counts.3)
+                                let score = 0.5 * coverage + 0.5 * Double(least) / Double(quarter)
+                                if score > (best?.score ?? -1) {
+                                    best = Ring(
+                                        x: cx, y: firstY + Double(j), a: a, b: b, score: score, coverage: coverage,
+                                        cue: cue)
                                 }
                             }
-                            let coverage = Double(q0 + q1 + q2 + q3) / Double(4 * quarter)
-                            let score = 0.5 * coverage + 0.5 * Double(min(q0, q1, q2, q3)) / Double(quarter)
-                            if score > (best?.score ?? -1) {
-                                best = Ring(x: cx, y: cy, a: a, b: b, score: score, coverage: coverage, cue: cue)
-                            }
                         }
+                        if let best { candidates.append(best) }
                     }
-                    if let best { candidates.append(best) }
                 }
             }
         }
