@@ -30,10 +30,10 @@ struct CaptureAttackTests {
     }
 
     /// Opens a capture, sends `messages` (binary chunks or text), then reads until the server
-    /// closes the connection or `seconds` pass.
+    /// closes the connection or `seconds` pass; `onText` hears each text message as it comes.
     static func capture(
         _ server: TestServer, token: String, send messages: [WebSocketMessage] = [], seconds: Double = 15,
-        path: String = "/api/highlights/capture"
+        path: String = "/api/highlights/capture", onText: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> Log {
         final class Box: Sendable { let log = Mutex(Log()) }
         let box = Box()
@@ -52,6 +52,7 @@ struct CaptureAttackTests {
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else { continue }
                         box.log.withLock { $0.texts.append(text) }
+                        onText(text)
                     }
                     box.log.withLock { $0.closed = true }
                 }
@@ -82,9 +83,20 @@ struct CaptureAttackTests {
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/live")) ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
-        // One session per account: the second is told why, the first goes on.
-        async let first = Self.capture(server, token: user.token, seconds: 3, path: "/api/lebot/live")
-        try await Task.sleep(for: .milliseconds(800))
+        // One session per account: the second is told why, the first goes on. The second opens once
+        // the first has started (on a busy machine 800 ms was not always enough for the first to be
+        // admitted, and then the second was the one let in).
+        let (started, said) = AsyncStream<Void>.makeStream()
+        async let first = Self.capture(
+            server, token: user.token, seconds: 6, path: "/api/lebot/live",
+            onText: { if $0.contains(#""type":"started""#) { said.yield() } })
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(20))
+            said.finish()
+        }
+        var waiting = started.makeAsyncIterator()
+        _ = await waiting.next()
+        giveUp.cancel()
         let second = try await Self.capture(server, token: user.token, seconds: 3, path: "/api/lebot/live")
         #expect(second.message("error").contains("already running for your account"), "\(second.notes)")
         #expect(try await first.types.first == "started")
