@@ -73,8 +73,14 @@ struct Bench: ParsableCommand {
     )
     var realFootageHeldOut = false
 
+    @Option(help: "With --only rim-taps: how far off the rim's centre the taps land, as a fraction of the picture.")
+    var tapError = 0.01
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard (0...0.1).contains(tapError) else {
+            throw ValidationError("--tap-error must be a fraction of the picture from 0 to 0.1, not \(tapError)")
+        }
         if let courtSeeds, Self.seeds(courtSeeds) == nil {
             throw ValidationError(
                 "--court-seeds must be whole numbers separated by commas, e.g. 701,702,703, not '\(courtSeeds)'")
@@ -111,7 +117,7 @@ struct Bench: ParsableCommand {
         if only == "rim-taps" {
             try RimTapBench.run(
                 folder: realFootage, work: work, lebot: Self.siblingExecutable("lebot"), heldOut: realFootageHeldOut,
-                courtSeeds: courtSeeds.flatMap(Self.seeds))
+                courtSeeds: courtSeeds.flatMap(Self.seeds), error: tapError)
             return
         }
         if only == "lebot" {

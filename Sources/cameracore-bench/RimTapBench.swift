@@ -8,10 +8,10 @@ import LeBotKit
 /// the true rim's centre and 1 % of the picture off it on both diagonals (a finger's error on a
 /// phone).
 enum RimTapBench {
-    /// The taps on a rim `[x, y, w, h]`.
-    static func taps(on rim: [Double]) -> [RimPoint] {
+    /// The taps on a rim `[x, y, w, h]`: its centre, and `error` of the picture off it on both diagonals.
+    static func taps(on rim: [Double], error: Double) -> [RimPoint] {
         let (x, y) = (rim[0] + rim[2] / 2, rim[1] + rim[3] / 2)
-        return [(0, 0), (-0.01, -0.01), (0.01, 0.01), (-0.01, 0.01), (0.01, -0.01)].compactMap {
+        return [(0, 0), (-error, -error), (error, error), (-error, error), (error, -error)].compactMap {
             try? RimPoint(x: x + $0.0, y: y + $0.1)
         }
     }
@@ -55,16 +55,18 @@ enum RimTapBench {
         }
     }
 
-    static func run(folder: String, work: String, lebot: String, heldOut: Bool, courtSeeds: [UInt64]? = nil) throws {
-        if courtSeeds == nil { try realFootage(folder: folder, lebot: lebot, heldOut: heldOut) }
-        try court(work: work, heldOut: heldOut, seeds: courtSeeds)
+    static func run(
+        folder: String, work: String, lebot: String, heldOut: Bool, courtSeeds: [UInt64]? = nil, error: Double = 0.01
+    ) throws {
+        if courtSeeds == nil { try realFootage(folder: folder, lebot: lebot, heldOut: heldOut, error: error) }
+        try court(work: work, heldOut: heldOut, seeds: courtSeeds, error: error)
         print("")
         print(
             "rim right: centre within a quarter of the true rim's width of its centre and width 0.75–1.3 of it (as the finder is scored); fitted: a ring was clear at the tap (otherwise the box of typical size); width: fitted or used over true."
         )
     }
 
-    static func realFootage(folder: String, lebot: String, heldOut: Bool) throws {
+    static func realFootage(folder: String, lebot: String, heldOut: Bool, error: Double) throws {
         let videos = RealFootage.videos.filter { heldOut || !$0.heldOut }
         let missing = videos.filter { !FileManager.default.fileExists(atPath: "\(folder)/\($0.name)") }
         guard missing.isEmpty else {
@@ -74,7 +76,7 @@ enum RimTapBench {
         }
         print("")
         print(
-            "A tap on the rim, real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), 5 taps each"
+            "A tap on the rim, real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), 5 taps each, \(format(error * 100, digits: 1)) % of the picture apart"
         )
         print("")
         print(
@@ -85,7 +87,7 @@ enum RimTapBench {
         for video in videos {
             let path = "\(folder)/\(video.name)"
             var (fits, fitted, typed) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
-            for tap in taps(on: video.rim) {
+            for tap in taps(on: video.rim, error: error) {
                 fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim, video: video.name)
                 fitted.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: tap.argument))
                 let (w, h) = RimFinder.tapBox
@@ -104,11 +106,11 @@ enum RimTapBench {
 
     /// The 3D court's 1280×720 videos (rendered into `work` as `--only court` does): the fit alone,
     /// per placement, on the seeds it was read off (1001) or on slices it never saw.
-    static func court(work: String, heldOut: Bool, seeds chosen: [UInt64]?) throws {
+    static func court(work: String, heldOut: Bool, seeds chosen: [UInt64]?, error: Double) throws {
         let seeds: [UInt64] = chosen ?? (heldOut ? [1101, 1102, 1103, 1301, 1302, 1303] : [1001])
         print("")
         print(
-            "A tap on the rim, the 3D court (1280×720 30 fps), seeds \(seeds.map(String.init).joined(separator: ", ")) (\(chosen != nil ? "chosen" : heldOut ? "never seen by the fit" : "the fit was read off 1001")), 5 taps each"
+            "A tap on the rim, the 3D court (1280×720 30 fps), seeds \(seeds.map(String.init).joined(separator: ", ")) (\(chosen != nil ? "chosen" : heldOut ? "never seen by the fit" : "the fit was read off 1001")), 5 taps each, \(format(error * 100, digits: 1)) % of the picture apart"
         )
         print("")
         print("| placement | rim right | typical box right | fitted | width |")
@@ -120,7 +122,7 @@ enum RimTapBench {
                 placement: placement, format: .standard)
             var fits = Fits()
             for video in videos {
-                for tap in taps(on: video.rim) {
+                for tap in taps(on: video.rim, error: error) {
                     fits.add(
                         try RimFinder().fit(near: tap, in: video.path), truth: video.rim,
                         video: URL(fileURLWithPath: video.path).lastPathComponent)
