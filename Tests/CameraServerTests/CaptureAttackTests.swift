@@ -104,6 +104,33 @@ struct CaptureAttackTests {
         #expect(badRim.status == 400 && badRim.text.contains("inside"), "\(badRim.text)")
     }
 
+    @Test(
+        "live training where no hoop can be found ends in words that say what to do instead (film and tap the rim), with nothing saved"
+    )
+    func liveTrainingWithoutAHoop() async throws {
+        let folder = try temporaryDirectory()
+        let path = folder + "/no-hoop.webm"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x5a6e82:s=640x360:d=6:r=30", "-c:v", "libvpx",
+                "-b:v", "300k", "-deadline", "realtime", path,
+            ])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let chunks = stride(from: 0, to: bytes.count, by: 4096).map {
+            WebSocketMessage.binary(ByteBuffer(bytes: bytes[$0..<min($0 + 4096, bytes.count)]))
+        }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let log = try await Self.capture(
+            server, token: user.token, send: chunks + [Self.stop], seconds: 60, path: "/api/lebot/live")
+        #expect(log.types.first == "started" && log.types.last == "error", "\(log.types)")
+        let message = log.message("error")
+        #expect(message.contains("could not find the hoop") && message.contains("tap the rim"), "\(message)")
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+    }
+
     @Test("bytes that are not WebM (a playlist naming a file, noise) end the capture in words; nothing is saved")
     func notAVideo() async throws {
         let server = try await TestServer.start()

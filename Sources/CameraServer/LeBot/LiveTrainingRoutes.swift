@@ -175,7 +175,7 @@ extension CameraCoreServer {
                     logger.info("live training for \(user) ended: \(error)")
                     let message =
                         error.operation == RimFinder.operation
-                        ? "LeBot could not find the hoop: point the camera so the rim, net and board are in view (or mark the rim), then start again"
+                        ? "LeBot could not find the hoop: point the camera so the rim, net and board are in view, then start again. Live training finds painted orange rims; for another rim, film the workout and analyse the video above, where you can tap the rim"
                         : "the camera stream could not be read as a WebM video (\(error.kind))"
                     await send(LiveNote(type: "error", message: message))
                 }
