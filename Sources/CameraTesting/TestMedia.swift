@@ -116,3 +116,25 @@ public enum SyntheticPattern {
         return meanSquaredError == 0 ? .infinity : 10 * log10(255 * 255 / meanSquaredError)
     }
 }
+
+extension TestMedia {
+    /// A hoop's ring that is not orange, as the rim-finding tests need it: a grey ellipse 32 px
+    /// wide and 10 px tall, drawn about 1 px thick, centred at (400, 120) of a 640×360 white board
+    /// (the ring's box is x 0.6, y 115/360, width 0.05, height 10/360). The finder finds no hoop in
+    /// it; a tap near it is fitted to it.
+    public static func greyRing(at path: String, seconds: Int, frameRate: Int) throws {
+        // The distance from the ellipse, |F| / |∇F| for F = (x/a)² + (y/b)² − 1 (a 16, b 5).
+        let distance =
+            "abs(pow((X-400)/16\\,2)+pow((Y-120)/5\\,2)-1)/(2*hypot((X-400)/256\\,(Y-120)/25)+0.001)"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i",
+                "color=c=0xd8d8d8:s=640x360:d=\(seconds):r=\(frameRate),format=gray,geq=lum='if(lt(\(distance)\\,1.1)\\,70\\,215)'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+            ])
+    }
+
+    /// The box of ``greyRing(at:seconds:frameRate:)``'s ring as `[x, y, width, height]` fractions.
+    public static let greyRingBox = [0.6, 115.0 / 360, 0.05, 10.0 / 360]
+}

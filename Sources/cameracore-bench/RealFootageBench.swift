@@ -42,7 +42,8 @@ enum RealFootageBench {
         var cells: String { "\(found)/\(attempts), \(correct)/\(callable), \(extra)" }
     }
 
-    static func run(folder: String, lebot: String, heldOut: Bool) throws {
+    /// The videos to score (the held-out ones only when asked), each checked to be in `folder`.
+    static func videos(in folder: String, heldOut: Bool) throws -> [RealFootage.Video] {
         let videos = RealFootage.videos.filter { heldOut || !$0.heldOut }
         let missing = videos.filter { !FileManager.default.fileExists(atPath: "\(folder)/\($0.name)") }
         guard missing.isEmpty else {
@@ -50,6 +51,11 @@ enum RealFootageBench {
                 "\(folder) lacks \(missing.map(\.name).joined(separator: ", ")): fill it with scripts/real-footage.sh \(folder)"
             )
         }
+        return videos
+    }
+
+    static func run(folder: String, lebot: String, heldOut: Bool) throws {
+        let videos = try videos(in: folder, heldOut: heldOut)
         print("")
         print(
             "LeBot on real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), from \(folder)")

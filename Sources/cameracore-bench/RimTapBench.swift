@@ -67,13 +67,7 @@ enum RimTapBench {
     }
 
     static func realFootage(folder: String, lebot: String, heldOut: Bool, error: Double) throws {
-        let videos = RealFootage.videos.filter { heldOut || !$0.heldOut }
-        let missing = videos.filter { !FileManager.default.fileExists(atPath: "\(folder)/\($0.name)") }
-        guard missing.isEmpty else {
-            throw ValidationFailure(
-                "\(folder) lacks \(missing.map(\.name).joined(separator: ", ")): fill it with scripts/real-footage.sh \(folder)"
-            )
-        }
+        let videos = try RealFootageBench.videos(in: folder, heldOut: heldOut)
         print("")
         print(
             "A tap on the rim, real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), 5 taps each, \(format(error * 100, digits: 1)) % of the picture apart"

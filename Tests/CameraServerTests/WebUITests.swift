@@ -1019,15 +1019,7 @@ struct WebUITests {
         let folder = try temporaryDirectory()
         let path = folder + "/no-hoop.mp4"
         // A grey ring 5 % of the picture wide on a white board: no orange, so no hoop is found.
-        let ring =
-            "abs(pow((X-400)/16\\,2)+pow((Y-120)/5\\,2)-1)/(2*hypot((X-400)/256\\,(Y-120)/25)+0.001)"
-        _ = try Subprocess.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i",
-                "color=c=0xd8d8d8:s=640x360:d=4:r=30,format=gray,geq=lum='if(lt(\(ring)\\,1.1)\\,70\\,215)'",
-                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
-            ])
+        try TestMedia.greyRing(at: path, seconds: 4, frameRate: 30)
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.user("nohoop")

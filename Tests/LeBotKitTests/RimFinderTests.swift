@@ -253,16 +253,8 @@ enum RimSeeds {
         // A grey ring 32 px wide and 10 px tall (5 % of the picture wide, not the 7 % a tap marked
         // before) on a white board: not orange, so the finder finds no hoop and the user taps it.
         let path = Corpus.folder + "/grey-ring.mp4"
-        let ring =
-            "abs(pow((X-400)/16\\,2)+pow((Y-120)/5\\,2)-1)/(2*hypot((X-400)/256\\,(Y-120)/25)+0.001)"
-        _ = try Subprocess.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i",
-                "color=c=0xd8d8d8:s=640x360:d=2:r=10,format=gray,geq=lum='if(lt(\(ring)\\,1.1)\\,70\\,215)'",
-                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
-            ])
-        let truth = [0.6, 120.0 / 360 - 5.0 / 360, 0.05, 10.0 / 360]
+        try TestMedia.greyRing(at: path, seconds: 2, frameRate: 10)
+        let truth = TestMedia.greyRingBox
         #expect(try RimFinder().find(in: path) == nil)
         // Tapped on its centre and a finger's error (1 % of the picture) off it.
         for (dx, dy) in [(0.0, 0.0), (0.01, 0.01), (-0.01, -0.01)] {

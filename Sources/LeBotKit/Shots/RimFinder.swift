@@ -48,37 +48,52 @@ public struct RimFinder: Sendable {
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     public func find(in path: String) throws(MediaError) -> Result? {
+        var accumulator: Accumulator?
+        try readStart(of: path, operation: "find the rim in \(path)") { frame, time, inPhase, duration in
+            if accumulator == nil { accumulator = Accumulator(width: frame.width, height: frame.height) }
+            let span = min(seconds, duration ?? seconds)
+            accumulator?.offer(frame, time: time, step: max(span / Double(samples), 0.001), inPhase: inPhase)
+            return (accumulator?.frames ?? 0) >= samples
+        }
+        return accumulator?.result(minimumConfidence: minimumConfidence)
+    }
+
+    /// Reads the start of the video at `path`, decoded at ``analysisWidth`` (at most the video's)
+    /// as YUV 4:2:0 and held still by ``stabilizer``, handing `take` each frame with its time,
+    /// whether the stabilizer is in phase, and the video's duration, until `take` says it has
+    /// enough (or the video ends).
+    ///
+    /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    func readStart(
+        of path: String, operation: String,
+        _ take: (_ frame: VideoFrame, _ time: Double, _ inPhase: Bool, _ duration: Double?) -> Bool
+    ) throws(MediaError) {
         let reader = try MediaReader(.file(path))
         guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
             sourceWidth > 0, sourceHeight > 0
         else {
-            throw MediaError(
-                .invalidArgument, operation: "find the rim in \(path)", message: "the file has no video stream")
+            throw MediaError(.invalidArgument, operation: operation, message: "the file has no video stream")
         }
         let width = min(analysisWidth, sourceWidth) & ~1
         let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
-        let span = min(seconds, reader.duration?.seconds ?? seconds)
-        let step = max(span / Double(samples), 0.001)
-        var accumulator = Accumulator(width: width, height: height)
-        var decoded = 0
+        let duration = reader.duration?.seconds
+        var (decoded, enough) = (0, false)
         // Every frame goes through the stabilizer (it follows the picture from frame to frame).
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
-        func take(_ frame: VideoFrame) {
+        func offer(_ frame: VideoFrame) {
             let time = frame.pts?.seconds ?? Double(decoded) / 30
             decoded += 1
             let frame = stabilizing?.stabilize(frame, time: time) ?? frame
-            guard accumulator.frames < samples else { return }
-            accumulator.offer(
-                frame, time: time, step: step,
-                inPhase: stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true)
+            guard !enough else { return }
+            enough = take(
+                frame, time, stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true, duration)
         }
-        while accumulator.frames < samples, let sample = try reader.nextSample() {
+        while !enough, let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
-            for frame in try decoder.decode(sample) { take(frame) }
+            for frame in try decoder.decode(sample) { offer(frame) }
         }
-        if accumulator.frames < samples { for frame in try decoder.flush() { take(frame) } }
-        return accumulator.result(minimumConfidence: minimumConfidence)
+        if !enough { for frame in try decoder.flush() { offer(frame) } }
     }
 
     /// The rim to use for `path`: the box given; the ring fitted at the point given (``fit(near:in:)``);

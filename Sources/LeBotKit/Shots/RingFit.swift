@@ -111,32 +111,13 @@ extension RimFinder {
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     public func fit(near point: RimPoint, in path: String) throws(MediaError) -> Fit {
-        let reader = try MediaReader(.file(path))
-        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
-            sourceWidth > 0, sourceHeight > 0
-        else {
-            throw MediaError(
-                .invalidArgument, operation: "fit the rim in \(path)", message: "the file has no video stream")
-        }
-        let width = min(analysisWidth, sourceWidth) & ~1
-        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
-        let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
         // Three frames 0.2 s apart; their median leaves out a ball or a hand passing the rim.
         let times = [0, 0.2, 0.4]
         var frames: [VideoFrame] = []
-        var decoded = 0
-        let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
-        func take(_ frame: VideoFrame) {
-            let time = frame.pts?.seconds ?? Double(decoded) / 30
-            decoded += 1
-            let frame = stabilizing?.stabilize(frame, time: time) ?? frame
-            if frames.count < times.count, time >= times[frames.count] - 0.001 { frames.append(frame) }
+        try readStart(of: path, operation: "fit the rim in \(path)") { frame, time, _, _ in
+            if time >= times[frames.count] - 0.001 { frames.append(frame) }
+            return frames.count == times.count
         }
-        while frames.count < times.count, let sample = try reader.nextSample() {
-            guard sample.streamIndex == video.index else { continue }
-            for frame in try decoder.decode(sample) { take(frame) }
-        }
-        if frames.count < times.count { for frame in try decoder.flush() { take(frame) } }
         guard let first = frames.first, first.planes.count == 3 else {
             throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
         }
