@@ -58,7 +58,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
             guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
             let picture = size.map { "\($0.width)×\($0.height) " } ?? ""
             throw ValidationError(
-                "\(video): \(error.message). Give the rim with --rim x,y,width,height: fractions of the frame (e.g. 0.85,0.42,0.08,0.02) or pixels of the \(picture)picture with px (e.g. 601,176,43,10px; `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to measure it on)."
+                "\(video): \(error.message). Give a point on the rim with --rim x,y and its ring is fitted there: fractions of the frame (e.g. 0.62,0.33) or pixels of the \(picture)picture with px (e.g. 622,181px; `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to read it off). Or give its box: --rim x,y,width,height (e.g. 0.85,0.42,0.08,0.02 or 601,176,43,10px)."
             )
         }
         if let found, !json {

@@ -234,6 +234,8 @@ enum RimSeeds {
         #expect(run.stderr.contains("no hoop found") && run.stderr.contains("--rim"), "\(run.stderr)")
         // It names the picture's size and how to give the box in its pixels.
         #expect(run.stderr.contains("640×360") && run.stderr.contains("px"), "\(run.stderr)")
+        // The simplest answer first: a point on the rim, whose ring is then fitted.
+        #expect(run.stderr.contains("a point on the rim with --rim x,y"), "\(run.stderr)")
         // The same video with the rim given is analysed (nothing to find, but no error), as
         // fractions or as pixels of the picture, and the two are the same box.
         let fractions = try await lebot(["analyze", path, "--rim", "0.47,0.32,0.11,0.02", "--json"])
