@@ -57,8 +57,12 @@ struct AnalyzeCommand: AsyncParsableCommand {
         } catch {
             guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
             let picture = size.map { "\($0.width)×\($0.height) " } ?? ""
+            // The examples in pixels are inside this picture (a rim 62 % across, a third down).
+            let (w, h) = (Double(size?.width ?? 960), Double(size?.height ?? 540))
+            let point = "\(Int(0.62 * w)),\(Int(0.33 * h))px"
+            let box = "\(Int(0.6 * w)),\(Int(0.32 * h)),\(Int(0.045 * w)),\(Int(0.02 * h))px"
             throw ValidationError(
-                "\(video): \(error.message). Give a point on the rim with --rim x,y and its ring is fitted there: fractions of the frame (e.g. 0.62,0.33) or pixels of the \(picture)picture with px (e.g. 622,181px; `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to read it off). Or give its box: --rim x,y,width,height (e.g. 0.85,0.42,0.08,0.02 or 601,176,43,10px)."
+                "\(video): \(error.message). Give a point on the rim with --rim x,y and its ring is fitted there: fractions of the frame (e.g. 0.62,0.33) or pixels of the \(picture)picture with px (e.g. \(point); `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to read it off). Or give its box: --rim x,y,width,height (e.g. 0.6,0.32,0.045,0.02 or \(box))."
             )
         }
         if let found, !json {
