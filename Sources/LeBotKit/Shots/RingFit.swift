@@ -80,8 +80,9 @@ extension RimFinder {
     public static let tapBox = (width: 0.07, height: 0.025)
 
     /// How the ring is looked for near a point, in fractions of the picture's width (heights in
-    /// fractions of its height). Read off three real phone videos and five placements of one 3D
-    /// court seed, tapped at the true rim's centre and 1 % of the picture around it.
+    /// fractions of its height). Read off three real phone videos and the 3D court's five placements
+    /// (seed 1001, then 1, 2 and 3 for the orange cue), tapped at the true rim's centre and 1 % of
+    /// the picture around it; scored once on seeds it never saw (BENCHMARKS.md, stop 39).
     struct RingSearch {
         /// How far from the point the ring's centre may be.
         var reach = 0.02
@@ -114,8 +115,12 @@ extension RimFinder {
         // Three frames 0.2 s apart; their median leaves out a ball or a hand passing the rim.
         let times = [0, 0.2, 0.4]
         var frames: [VideoFrame] = []
+        var start: Double?
         try readStart(of: path, operation: "fit the rim in \(path)") { frame, time, _, _ in
-            if time >= times[frames.count] - 0.001 { frames.append(frame) }
+            // From the first frame's time: a video need not start at 0.
+            let since = time - (start ?? time)
+            if start == nil { start = time }
+            if since >= times[frames.count] - 0.001 { frames.append(frame) }
             return frames.count == times.count
         }
         guard let first = frames.first, first.planes.count == 3 else {
@@ -126,9 +131,10 @@ extension RimFinder {
             near: point, frame: VideoFrame(format: .yuv420p, width: first.width, height: first.height, planes: planes))
     }
 
-    /// The per-pixel median of the planes (all of one size).
+    /// The per-pixel median of the planes (at least one, all of one size).
     static func median(_ planes: [Plane]) -> Plane {
-        guard planes.count > 1, let first = planes.first else { return planes[0] }
+        guard let first = planes.first else { return Plane(width: 0, height: 0, bytesPerRow: 0, bytes: []) }
+        guard planes.count > 1 else { return first }
         var bytes = [UInt8](repeating: 0, count: first.width * first.height)
         var values = [UInt8](repeating: 0, count: planes.count)
         for row in 0..<first.height {
