@@ -28,8 +28,8 @@ enum RimTapBench {
 
         mutating func add(_ fit: RimFinder.Fit, truth: [Double], video: String) {
             let score = RimScore(found: [fit.rim.x, fit.rim.y, fit.rim.width, fit.rim.height], truth: truth)
-            let (w, h) = RimFinder.tapBox
-            let typical = RimScore(found: [fit.point.x - w / 2, fit.point.y - h / 2, w, h], truth: truth)
+            let box = (try? RimFinder.typicalBox(at: fit.point)).map { [$0.x, $0.y, $0.width, $0.height] }
+            let typical = RimScore(found: box ?? [0, 0, 0, 0], truth: truth)
             taps += 1
             if score.isFound { right += 1 }
             if typical.isFound { typicalRight += 1 }
@@ -84,8 +84,9 @@ enum RimTapBench {
             for tap in taps(on: video.rim, error: error) {
                 fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim, video: video.name)
                 fitted.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: tap.argument))
-                let (w, h) = RimFinder.tapBox
-                let box = [tap.x - w / 2, tap.y - h / 2, w, h].map { String($0) }.joined(separator: ",")
+                let typical = try RimFinder.typicalBox(at: tap)
+                let box = [typical.x, typical.y, typical.width, typical.height].map { String($0) }.joined(
+                    separator: ",")
                 typed.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: box))
             }
             (allFits, allFitted, allTyped) = (allFits + fits, allFitted + fitted, allTyped + typed)

@@ -79,10 +79,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
         }
         var analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
         analyzer.rimFound = found
+        analyzer.rimFitted = fitted
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "at the rim", "arc above rim", "why"])
-        var analysis: WorkoutAnalysis
+        let analysis: WorkoutAnalysis
         var annotator: ShotAnnotator?
         var trackRows = track == nil ? nil : ["time,track,x,y,radius,confidence"]
         do {
@@ -125,7 +126,6 @@ struct AnalyzeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         bar.finish()
-        analysis.rimFitted = fitted
         if let annotate, annotator?.frames != analysis.frames {
             throw ValidationError("could not write every frame of \(annotate)")
         }

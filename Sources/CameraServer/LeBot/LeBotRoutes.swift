@@ -294,11 +294,10 @@ struct LeBotService: Sendable {
                 let (rim, found, fitted) = try RimFinder().resolve(given: given, video: video)
                 var analyzer = WorkoutAnalyzer(rim: rim, threads: 1)
                 analyzer.rimFound = found
-                var analysis = try analyzer.analyze(
+                analyzer.rimFitted = fitted
+                return try analyzer.analyze(
                     video, progress: { fraction in if let key { progress.set(key, fraction) } },
                     shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
-                analysis.rimFitted = fitted
-                return analysis
             }
         } catch let error as APIError {
             unlink(video)

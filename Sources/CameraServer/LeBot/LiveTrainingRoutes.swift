@@ -189,11 +189,12 @@ extension CameraCoreServer {
 extension LeBotService {
     /// The rim the caller gave as `?rim=x,y,w,h` (nil: find it); 400 naming what is wrong.
     static func rim(_ request: Request) throws -> RimCalibration? {
-        guard let text = request.uri.queryParameters.get("rim") else { return nil }
-        do {
-            return try RimCalibration(parsing: String(text))
-        } catch {
-            throw APIError(.badRequest, "rim: \(error.message)")
+        switch try rimGiven(request) {
+        case .box(let box)?: return box
+        case .point?:
+            throw APIError(
+                .badRequest, "rim: live training takes the rim's box, x,y,width,height as fractions of the frame")
+        case nil: return nil
         }
     }
 

@@ -79,6 +79,14 @@ extension RimFinder {
     /// LeBot is filmed for (7 % of the picture wide, 2.5 % tall), as the web app's tap marked before.
     public static let tapBox = (width: 0.07, height: 0.025)
 
+    /// ``tapBox`` centred on `point`, moved inside the picture where it would stick out.
+    public static func typicalBox(at point: RimPoint) throws(MediaError) -> RimCalibration {
+        let (width, height) = tapBox
+        return try RimCalibration(
+            x: min(max(point.x - width / 2, 0), 1 - width), y: min(max(point.y - height / 2, 0), 1 - height),
+            width: width, height: height)
+    }
+
     /// How the ring is looked for near a point, in fractions of the picture's width (heights in
     /// fractions of its height). Read off three real phone videos and the 3D court's five placements
     /// (seed 1001, then 1, 2 and 3 for the orange cue), tapped at the true rim's centre and 1 % of
@@ -123,36 +131,18 @@ extension RimFinder {
             if since >= times[frames.count] - 0.001 { frames.append(frame) }
             return frames.count == times.count
         }
-        guard let first = frames.first, first.planes.count == 3 else {
+        guard !frames.isEmpty else {
             throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
         }
-        let planes = (0..<3).map { plane in Self.median(frames.map { $0.planes[plane] }) }
-        return try Self.fit(
-            near: point, frame: VideoFrame(format: .yuv420p, width: first.width, height: first.height, planes: planes))
+        return try Self.fit(near: point, frames: frames)
     }
 
-    /// The per-pixel median of the planes (at least one, all of one size).
-    static func median(_ planes: [Plane]) -> Plane {
-        guard let first = planes.first else { return Plane(width: 0, height: 0, bytesPerRow: 0, bytes: []) }
-        guard planes.count > 1 else { return first }
-        var bytes = [UInt8](repeating: 0, count: first.width * first.height)
-        var values = [UInt8](repeating: 0, count: planes.count)
-        for row in 0..<first.height {
-            for column in 0..<first.width {
-                for (index, plane) in planes.enumerated() {
-                    values[index] = plane.bytes[row * plane.bytesPerRow + column]
-                }
-                values.sort()
-                bytes[row * first.width + column] = values[values.count / 2]
-            }
-        }
-        return Plane(width: first.width, height: first.height, bytesPerRow: first.width, bytes: bytes)
-    }
-
-    /// The fit on one frame (YUV 4:2:0).
-    static func fit(near point: RimPoint, frame: VideoFrame) throws(MediaError) -> Fit {
-        if let ring = ring(near: point, frame: frame), ring.score >= RingSearch().minimumScore {
-            let (w, h) = (Double(frame.width), Double(frame.height))
+    /// The fit on frames of one picture (YUV 4:2:0, one size), read through their median.
+    static func fit(near point: RimPoint, frames: [VideoFrame]) throws(MediaError) -> Fit {
+        if let ring = ring(near: point, frames: frames), ring.score >= RingSearch().minimumScore,
+            let first = frames.first
+        {
+            let (w, h) = (Double(first.width), Double(first.height))
             let x = max(0, (ring.x - ring.a) / w)
             let y = max(0, (ring.y - ring.b) / h)
             let width = min(2 * ring.a / w, 1 - x)
@@ -165,13 +155,8 @@ extension RimFinder {
                 )
             }
         }
-        let width = tapBox.width
-        let height = tapBox.height
-        let x = min(max(point.x - width / 2, 0), 1 - width)
-        let y = min(max(point.y - height / 2, 0), 1 - height)
         return Fit(
-            point: point, rim: try RimCalibration(x: x, y: y, width: width, height: height), fitted: false,
-            coverage: 0,
+            point: point, rim: try typicalBox(at: point), fitted: false, coverage: 0,
             evidence: "no ring clear at the point given: a box of typical size (7 % of the picture wide) centred on it"
         )
     }
@@ -201,10 +186,13 @@ extension RimFinder {
     /// from ``RingSearch``), each scored by how much of its outline lies on a thin dark (or bright)
     /// line, or on orange — the mean of its four quarters' shares and the least of them, so a straight line
     /// through it is not a ring — the widest within ``RingSearch/slack`` of the best.
-    static func ring(near point: RimPoint, frame: VideoFrame, search: RingSearch = .init()) -> Ring? {
-        guard frame.format == .yuv420p, frame.planes.count == 3 else { return nil }
-        let (luma, cb, cr) = (frame.planes[0], frame.planes[1], frame.planes[2])
-        let (width, height) = (luma.width, luma.height)
+    static func ring(near point: RimPoint, frames: [VideoFrame], search: RingSearch = .init()) -> Ring? {
+        guard let first = frames.first,
+            frames.allSatisfy({
+                $0.format == .yuv420p && $0.planes.count == 3 && $0.width == first.width && $0.height == first.height
+            })
+        else { return nil }
+        let (width, height) = (first.planes[0].width, first.planes[0].height)
         guard width > 8, height > 8 else { return nil }
         let (w, h) = (Double(width), Double(height))
         let (tx, ty) = (point.x * w, point.y * h)
@@ -221,8 +209,26 @@ extension RimFinder {
         // The window's pixels on each cue's line, in Cue order.
         var lines = [[Bool]](
             repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: Cue.allCases.count)
+        // The frames' median, read only in the window (and the two pixels around it the lines are
+        // measured against): a ball or a hand passing the rim in one frame is left out.
+        var readings = [Int](repeating: 0, count: frames.count)
+        func median(_ plane: Int, _ x: Int, _ y: Int) -> Int {
+            for (index, frame) in frames.enumerated() {
+                let bytes = frame.planes[plane]
+                readings[index] = Int(bytes.bytes[y * bytes.bytesPerRow + x])
+            }
+            readings.sort()
+            return readings[readings.count / 2]
+        }
+        let (lumaX0, lumaY0) = (max(0, x0 - 2), max(0, y0 - 2))
+        let (lumaX1, lumaY1) = (min(width - 1, x1 + 2), min(height - 1, y1 + 2))
+        let lumaColumns = lumaX1 - lumaX0 + 1
+        var luma = [Int](repeating: 0, count: lumaColumns * (lumaY1 - lumaY0 + 1))
+        for y in lumaY0...lumaY1 {
+            for x in lumaX0...lumaX1 { luma[(y - lumaY0) * lumaColumns + x - lumaX0] = median(0, x, y) }
+        }
         func value(_ x: Int, _ y: Int) -> Int {
-            Int(luma.bytes[min(max(y, 0), height - 1) * luma.bytesPerRow + min(max(x, 0), width - 1)])
+            luma[(min(max(y, lumaY0), lumaY1) - lumaY0) * lumaColumns + min(max(x, lumaX0), lumaX1) - lumaX0]
         }
         for y in y0...y1 {
             for x in x0...x1 {
@@ -233,9 +239,7 @@ extension RimFinder {
                 let index = (y - y0) * columns + (x - x0)
                 lines[0][index] = darker > search.contrast
                 lines[1][index] = brighter > search.contrast
-                let (u, v) = (
-                    Int(cb.bytes[(y / 2) * cb.bytesPerRow + x / 2]), Int(cr.bytes[(y / 2) * cr.bytesPerRow + x / 2])
-                )
+                let (u, v) = (median(1, x / 2, y / 2), median(2, x / 2, y / 2))
                 lines[2][index] = RimFinder.isOrange(y: centre, u: u, v: v)
             }
         }
@@ -266,20 +270,15 @@ extension RimFinder {
                             for j in 0..<rowsOfCentres {
                                 // Samples on the outline that fall on a line, per quarter (no allocation
                                 // here: this runs ~10⁸ times).
-                                var counts = (0, 0, 0, 0)
-                                for part in 0..<4 {
+                                func onLine(_ part: Int) -> Int {
                                     var count = 0
                                     for k in (part * quarter)..<((part + 1) * quarter) {
                                         let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0
                                         if map[row * columns + columnAt[k]] { count += 1 }
                                     }
-                                    switch part {
-                                    case 0: counts.0 = count
-                                    case 1: counts.1 = count
-                                    case 2: counts.2 = count
-                                    default: counts.3 = count
-                                    }
+                                    return count
                                 }
+                                let counts = (onLine(0), onLine(1), onLine(2), onLine(3))
                                 let coverage =
                                     Double(counts.0 + counts.1 + counts.2 + counts.3) / Double(4 * quarter)
                                 let least = min(counts.0, counts.1, counts.2, counts.3)

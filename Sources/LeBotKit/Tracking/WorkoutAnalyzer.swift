@@ -125,6 +125,9 @@ public struct WorkoutAnalyzer: Sendable {
     public var readerOptions: ReaderOptions?
     /// How ``rim`` was found, when the finder found it (kept in the analysis).
     public var rimFound: RimFinder.Result?
+    /// How ``rim`` was fitted at the point the user gave (kept in the analysis; a fitted rim is
+    /// the user's, so it is not watched like a found one).
+    public var rimFitted: RimFinder.Fit?
     /// Seconds a found rim may look bare (too little orange where it was) before it is looked for
     /// again — the camera moved; nil never. A rim the user gave is kept whatever the picture.
     public var rimLostSeconds: Double? = 2
@@ -389,6 +392,7 @@ public struct WorkoutAnalyzer: Sendable {
             processingSeconds: (ContinuousClock.now - started).seconds,
             detectorMillisecondsPerFrame: frames == 0 ? 0 : detectorTime.seconds * 1000 / Double(frames))
         analysis.rimFound = rimFound
+        analysis.rimFitted = rimFitted
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
         analysis.ballCue = ballTracker.byBrightness ? .brightness : .colour
