@@ -21,7 +21,8 @@ struct LiveCommand: AsyncParsableCommand {
                            stays on this machine.
               neither      The built-in tips (also when the network fails).
 
-            The rim is found in the first 4 s (--rim gives it). Tips are spoken with espeak-ng unless \
+            The rim is found in the first 4 s; --rim x,y (a point on it) fits the ring there, \
+            --rim x,y,w,h gives its box. Tips are spoken with espeak-ng unless \
             --quiet. A file works too (it is read as fast as it decodes). Ctrl-C ends the session with a \
             summary.
 
@@ -31,7 +32,10 @@ struct LiveCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "rtsp://…, another stream URL, or a video file.") var source: String
-    @Option(help: "The rim box: x,y,width,height as fractions of the frame (default: found in the first 4 s).")
+    @Option(
+        help:
+            "A point on the rim, x,y (the ring there is fitted), or its box, x,y,width,height: fractions of the frame (default: found in the first 4 s)."
+    )
     var rim: String?
     @Option(help: "CameraCore server for AI tips, e.g. http://localhost:8080.") var proxy: String?
     @Option(help: "Session token for --proxy (default: $LEBOT_SESSION_TOKEN).") var sessionToken: String?
@@ -44,10 +48,10 @@ struct LiveCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per shot (and a summary at the end).") var json = false
 
     func run() async throws {
-        let calibration: RimCalibration?
+        let calibration: RimGiven?
         let coachingTips: CoachingTips
         do {
-            calibration = try rim.map { text throws(MediaError) in try RimCalibration(parsing: text) }
+            calibration = try rim.map { text throws(MediaError) in try RimGiven(parsing: text) }
             coachingTips = try tips.map { path throws(MediaError) in try CoachingTips.load(path) } ?? .standard
         } catch {
             throw ValidationError(error.description)
@@ -84,6 +88,11 @@ struct LiveCommand: AsyncParsableCommand {
                         )
                     }
                 },
+                onFit: { fit in
+                    if !printJSONLines {
+                        print("Rim \(fit.fitted ? "fitted" : "box") at \(fit.rim.argument): \(fit.evidence).")
+                    }
+                },
                 onShot: { report in
                     if printJSONLines {
                         printJSONLine(report)
@@ -94,7 +103,10 @@ struct LiveCommand: AsyncParsableCommand {
                     }
                 })
         } catch {
-            throw ValidationError(error.description)
+            guard error.operation == RimFinder.operation else { throw ValidationError(error.description) }
+            throw ValidationError(
+                "\(error.message). Give a point on the rim with --rim x,y (fractions of the frame, e.g. 0.62,0.33) and its ring is fitted there, or its box with --rim x,y,width,height."
+            )
         }
         let stats = summary.stats
         if json {

@@ -110,13 +110,17 @@ struct OpenArenaLiveTests {
                 clip["name"] as? String == HighlightName.name(Array(repeating: "Kill", count: times.count)),
                 "clip \(clip["name"] ?? "") holds \(times.count) events")
         }
-        // A real multi-frag is one clip: two frags seen, logged at most 3.5 s apart (within the 5-s
-        // cooldown whatever the game's display lag), have their events in the same clip — unless the
-        // clip had reached its 60-s limit.
+        // A real multi-frag is one clip: two frags logged at most 3.5 s apart whose events came
+        // within the 5-s cooldown have their events in the same clip — unless the clip had reached
+        // its 60-s limit. The cooldown runs on what the screen showed: the game, rendering in
+        // software next to cgame, shows one frag 0.5 s after logging it and the next 2 s after (a
+        // CI run saw frags logged 3.1 s apart shown 5.2 s apart), and two prints that far apart on
+        // screen are two highlights by the spec's rule. Such a pair is reported, not counted.
         func clip(holding time: Double) -> Int? {
             clipEvents.firstIndex { times in times.contains { abs($0 - time) < 0.01 } }
         }
         var multiFrags = 0
+        var shownApart: [String] = []
         for (earlier, later) in zip(score.pairs, score.pairs.dropFirst()) where later.frag - earlier.frag <= 3.5 {
             guard let first = clip(holding: earlier.report) else {
                 Issue.record("the frag logged at \(earlier.frag) s (event at \(earlier.report) s) is in no clip")
@@ -124,11 +128,21 @@ struct OpenArenaLiveTests {
             }
             let span = (clipEvents[first].max() ?? 0) - (clipEvents[first].min() ?? 0)
             if span > 40 { continue }
+            if later.report - earlier.report > cooldown {
+                shownApart.append(
+                    String(
+                        format: "logged %.2f and %.2f s, shown %.2f and %.2f s", earlier.frag, later.frag,
+                        earlier.report, later.report))
+                continue
+            }
             multiFrags += 1
             #expect(
                 clip(holding: later.report) == first,
-                "frags logged at \(earlier.frag) and \(later.frag) s made separate clips: \(clips.map { "\($0["name"] ?? "") \($0["sourceStart"] ?? "")–\($0["sourceEnd"] ?? "")" })"
+                "frags logged at \(earlier.frag) and \(later.frag) s (events at \(earlier.report) and \(later.report) s) made separate clips: \(clips.map { "\($0["name"] ?? "") \($0["sourceStart"] ?? "")–\($0["sourceEnd"] ?? "")" })"
             )
+        }
+        if !shownApart.isEmpty {
+            print("OpenArena live: multi-frags the game showed more than the cooldown apart: \(shownApart)")
         }
         #expect(multiFrags > 0, "no multi-frag seen in \(Int(stoppedAt - zero)) s of play: \(score)")
     }

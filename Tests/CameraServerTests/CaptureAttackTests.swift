@@ -104,8 +104,17 @@ struct CaptureAttackTests {
         #expect(badRim.status == 400 && badRim.text.contains("inside"), "\(badRim.text)")
     }
 
+    /// A video as the page sends it: WebM chunks of 4 KiB, then stop.
+    static func webmMessages(_ path: String) throws -> [WebSocketMessage] {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let chunks = stride(from: 0, to: bytes.count, by: 4096).map {
+            WebSocketMessage.binary(ByteBuffer(bytes: bytes[$0..<min($0 + 4096, bytes.count)]))
+        }
+        return chunks + [stop]
+    }
+
     @Test(
-        "live training where no hoop can be found ends in words that say what to do instead (film and tap the rim), with nothing saved"
+        "live training where no hoop can be found ends in words that say to tap the rim; with ?rim=x,y the ring at the point is fitted on the stream's first frames and sent as the rim; nothing is saved without shots"
     )
     func liveTrainingWithoutAHoop() async throws {
         let folder = try temporaryDirectory()
@@ -116,19 +125,43 @@ struct CaptureAttackTests {
                 "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x5a6e82:s=640x360:d=6:r=30", "-c:v", "libvpx",
                 "-b:v", "300k", "-deadline", "realtime", path,
             ])
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let chunks = stride(from: 0, to: bytes.count, by: 4096).map {
-            WebSocketMessage.binary(ByteBuffer(bytes: bytes[$0..<min($0 + 4096, bytes.count)]))
-        }
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.user()
         let log = try await Self.capture(
-            server, token: user.token, send: chunks + [Self.stop], seconds: 60, path: "/api/lebot/live")
+            server, token: user.token, send: try Self.webmMessages(path), seconds: 60, path: "/api/lebot/live")
         #expect(log.types.first == "started" && log.types.last == "error", "\(log.types)")
         let message = log.message("error")
         #expect(message.contains("could not find the hoop") && message.contains("tap the rim"), "\(message)")
+
+        // A grey ring the finder cannot find, tapped 1 % off its centre: fitted to its own width.
+        let ringMP4 = folder + "/ring.mp4"
+        let ring = folder + "/ring.webm"
+        try TestMedia.greyRing(at: ringMP4, seconds: 3, frameRate: 30)
+        _ = try Subprocess.run(
+            "ffmpeg",
+            ["-v", "error", "-y", "-i", ringMP4, "-c:v", "libvpx", "-b:v", "1M", "-deadline", "realtime", ring])
+        let box = TestMedia.greyRingBox
+        let (x, y) = (box[0] + box[2] / 2 + 0.01, box[1] + box[3] / 2 + 0.01)
+        let tapped = try await Self.capture(
+            server, token: user.token, send: try Self.webmMessages(ring), seconds: 60,
+            path: "/api/lebot/live?rim=\(x),\(y)")
+        #expect(tapped.types.first == "started" && tapped.types.last == "done", "\(tapped.notes)")
+        let rim = try #require(tapped.notes.first { $0["type"] as? String == "rim" }, "\(tapped.notes)")
+        #expect(rim["fitted"] as? Bool == true, "\(rim)")
+        let numbers = (rim["rim"] as? String ?? "").split(separator: ",").compactMap { Double($0) }
+        #expect(numbers.count == 4 && numbers[2] > 0.85 * box[2] && numbers[2] < 1.2 * box[2], "\(rim)")
+        #expect((rim["evidence"] as? String ?? "").contains("ring"), "\(rim)")
+        // A tap on the bare board: a box of typical size there, said so.
+        let bare = try await Self.capture(
+            server, token: user.token, send: try Self.webmMessages(ring), seconds: 60,
+            path: "/api/lebot/live?rim=0.2,0.7")
+        let typical = try #require(bare.notes.first { $0["type"] as? String == "rim" }, "\(bare.notes)")
+        #expect(typical["fitted"] as? Bool == false && (typical["evidence"] as? String ?? "").contains("typical"))
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        // A point off the picture is refused before the session starts.
+        let off = try await server.request(.GET, "/api/lebot/live?rim=1.5,0.5", token: user.token)
+        #expect(off.status == 400 && off.text.contains("rim"), "\(off.text)")
     }
 
     @Test("bytes that are not WebM (a playlist naming a file, noise) end the capture in words; nothing is saved")

@@ -1061,6 +1061,67 @@ struct WebUITests {
     }
 
     @Test(
+        "live training at a rim LeBot cannot find: the page says to tap it, the last picture stays, a tap starts again with the ring there fitted and drawn"
+    )
+    func liveTrainingTapTheRim() async throws {
+        let folder = try temporaryDirectory()
+        // The fake camera films a grey ring on a white board (no orange: no hoop found).
+        let ring = folder + "/ring.mp4"
+        try TestMedia.greyRing(at: ring, seconds: 3, frameRate: 30)
+        let camera = folder + "/camera.y4m"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-v", "error", "-y", "-i", ring, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", camera])
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("greyhoop")
+        try await Browser.with(
+            .phone,
+            arguments: [
+                "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(camera)",
+                "--use-fake-ui-for-media-stream",
+            ]
+        ) { browser in
+            try await Self.signIn(browser, server, as: "greyhoop")
+            try await Self.tab(browser, "coach")
+            try await browser.click("#live-start")
+            try await browser.wait(
+                for: "the request to tap the rim", timeout: .seconds(40),
+                "return document.getElementById('live-error').innerText.includes('could not find the hoop')")
+            #expect(try await Self.text(browser, "#live-error").contains("tap the rim in the picture"))
+            // The camera is off, its last picture stays to be tapped.
+            #expect(
+                try await browser.run(
+                    "const v = document.getElementById('live-preview'); return v.srcObject === null && v.poster.startsWith('data:image/jpeg')"
+                ) as? Bool == true)
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-live-no-hoop", .phone)
+            // A finger lands a little off the ring's centre (0.625, 0.333).
+            try await browser.click("#live-preview", atFraction: 0.632, 0.34)
+            try await browser.wait(
+                for: "the ring fitted", timeout: .seconds(40),
+                "return document.getElementById('live-status').innerText.startsWith('Rim fitted to the ring you tapped')"
+            )
+            #expect(try await Self.text(browser, "#live-error").isEmpty)
+            // The box drawn is the ring's (5 % of the picture wide), on the live picture.
+            let drawn =
+                try await browser.run(
+                    """
+                    const v = document.getElementById('live-preview').getBoundingClientRect();
+                    const b = document.getElementById('live-rim-box').getBoundingClientRect();
+                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
+                    """) as? [Double] ?? []
+            #expect(
+                drawn.count == 2 && abs(drawn[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(drawn[1]), "\(drawn)")
+            try await browser.screenshot("coach-live-tapped", .phone)
+            try await browser.click("#live-stop")
+            try await browser.wait(
+                for: "the end", timeout: .seconds(30),
+                "return document.getElementById('live-status').innerText.startsWith('Session ended: no shots')")
+        }
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+    }
+
+    @Test(
         "teach CGame a game from a screenshot: a wrong word is named, the place is found and drawn, the saved game is the user's own and finds the kill",
         arguments: [Browser.Screen.phone, .desktop])
     func teachAGameFromAScreenshot(_ screen: Browser.Screen) async throws {

@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import CameraTesting
 import Foundation
 import LeBotKit
@@ -272,6 +273,22 @@ enum RimSeeds {
         let json = try await lebot(["analyze", path, "--rim", "400,120px", "--json"])
         let analysis = try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(json.stdout.utf8))
         #expect(analysis.rimFitted?.fitted == true && (0.85...1.2).contains(rimError(analysis.rim, truth).width))
+        // A stream cannot be read twice: the analyzer given the point fits the ring on the frames as
+        // they come, and gets the same ring as the fit on the file.
+        let tap = try RimPoint(x: 0.635, y: 1.0 / 3 + 0.01)
+        var streaming = WorkoutAnalyzer(rim: nil)
+        streaming.rimPoint = tap
+        var told: RimFinder.Fit?
+        let streamed = try streaming.analyze(source: .file(path), onFit: { told = $0 })
+        #expect(streamed.rimFitted == (try RimFinder().fit(near: tap, in: path)) && told == streamed.rimFitted)
+        #expect(streamed.rimFitted?.fitted == true && streamed.rim == streamed.rimFitted?.rim)
+        // `lebot live` (a camera stream) takes the point too, and asks for it when no hoop is found.
+        let live = try await lebot(["live", path, "--rim", "0.635,0.343", "--quiet"])
+        #expect(
+            live.status == 0 && live.stdout.contains("Rim fitted at ") && live.stdout.contains("a dark ring"),
+            "\(live.stdout) \(live.stderr)")
+        let unfound = try await lebot(["live", path, "--quiet"])
+        #expect(unfound.status != 0 && unfound.stderr.contains("--rim x,y"), "\(unfound.stderr)")
         // A tap on the bare board: no ring there, so a box of typical size centred on the tap.
         let bare = try RimFinder().fit(near: try RimPoint(x: 0.2, y: 0.7), in: path)
         #expect(!bare.fitted && bare.evidence.contains("no ring clear"))

@@ -22,6 +22,8 @@ struct LiveNote: Encodable {
     var rim: String?
     var confidence: Double?
     var evidence: String?
+    /// For a rim fitted at the point given: whether a ring was clear there (false: a box of typical size).
+    var fitted: Bool?
     var number: Int?
     var outcome: String?
     var reason: String?
@@ -74,10 +76,10 @@ extension CameraCoreServer {
             Route(
                 webSocket: "/api/lebot/live",
                 summary:
-                    "Live training from the phone's camera: WebM chunks in (binary messages, {\"type\":\"stop\"} ends), the rim, each shot with its tip and the saved workout out (?rim=x,y,w,h, default: found)"
+                    "Live training from the phone's camera: WebM chunks in (binary messages, {\"type\":\"stop\"} ends), the rim, each shot with its tip and the saved workout out (?rim=x,y a point on the rim, fitted on the first frames; ?rim=x,y,w,h its box; default: found)"
             ) { request, context in
                 let user = try context.user()
-                let rim = try LeBotService.rim(request)
+                let rim = try LeBotService.rimGiven(request)
                 try self.lebot.checkRoomForWorkout(user: user)
                 let session = context.sessionID ?? ""
                 return { inbound, outbound in
@@ -93,7 +95,7 @@ extension CameraCoreServer {
     /// ``LiveCoachingSession`` on a thread of its own; the rim and each shot with its tip back to
     /// the page; the workout saved to the history when it ends with at least one shot.
     func liveTraining(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, user: String, rim: RimCalibration?,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, user: String, rim: RimGiven?,
         signedOut: @escaping @Sendable () -> Bool
     ) async throws {
         func send(_ note: LiveNote) async { try? await outbound.write(.text(note.json)) }
@@ -116,6 +118,7 @@ extension CameraCoreServer {
         }
         enum Update: Sendable {
             case rim(RimFinder.Result)
+            case fit(RimFinder.Fit)
             case shot(LiveCoachingSession.ShotReport)
             case problem(String)
             case finished(Result<LiveCoachingSession.Summary, MediaError>)
@@ -128,13 +131,15 @@ extension CameraCoreServer {
             let result = Result { () throws(MediaError) in
                 try coaching.run(
                     source: .file(pipe.path), readerOptions: WebMPipe.readerOptions,
-                    onRim: { sink.yield(.rim($0)) }, onShot: { sink.yield(.shot($0)) })
+                    onRim: { sink.yield(.rim($0)) }, onFit: { sink.yield(.fit($0)) }, onShot: { sink.yield(.shot($0)) })
             }
             pipe.readerFinished()
             sink.yield(.finished(result))
             sink.finish()
         }
-        await send(LiveNote(type: "started", rim: rim?.argument))
+        let givenBox: RimCalibration?
+        if case .box(let box)? = rim { givenBox = box } else { givenBox = nil }
+        await send(LiveNote(type: "started", rim: givenBox?.argument))
         await withThrowingTaskGroup(of: Void.self) { group in
             feed(
                 &group, inbound, into: pipe.write, finish: pipe.finishInput, noun: "training session",
@@ -146,6 +151,11 @@ extension CameraCoreServer {
                         LiveNote(
                             type: "rim", rim: found.rim.argument, confidence: found.confidence,
                             evidence: found.evidence))
+                case .fit(let fit):
+                    await send(
+                        LiveNote(
+                            type: "rim", rim: fit.rim.argument, confidence: fit.fitted ? fit.coverage : 0,
+                            evidence: fit.evidence, fitted: fit.fitted))
                 case .shot(let report):
                     await send(
                         LiveNote(
@@ -175,7 +185,7 @@ extension CameraCoreServer {
                     logger.info("live training for \(user) ended: \(error)")
                     let message =
                         error.operation == RimFinder.operation
-                        ? "LeBot could not find the hoop: point the camera so the rim, net and board are in view, then start again. Live training finds painted orange rims; for another rim, film the workout and analyse the video above, where you can tap the rim"
+                        ? "LeBot could not find the hoop: tap the rim in the picture to start again with it, or point the camera at the rim, net and board and start again"
                         : "the camera stream could not be read as a WebM video (\(error.kind))"
                     await send(LiveNote(type: "error", message: message))
                 }
@@ -187,17 +197,6 @@ extension CameraCoreServer {
 }
 
 extension LeBotService {
-    /// The rim the caller gave as `?rim=x,y,w,h` (nil: find it); 400 naming what is wrong.
-    static func rim(_ request: Request) throws -> RimCalibration? {
-        switch try rimGiven(request) {
-        case .box(let box)?: return box
-        case .point?:
-            throw APIError(
-                .badRequest, "rim: live training takes the rim's box, x,y,width,height as fractions of the frame")
-        case nil: return nil
-        }
-    }
-
     /// The rim the caller gave as `?rim=x,y,w,h` (a box) or `?rim=x,y` (a point on it, for the
     /// finder to fit the ring at); nil: find it. 400 naming what is wrong.
     static func rimGiven(_ request: Request) throws -> RimGiven? {

@@ -51,7 +51,7 @@ public final class LiveCoachingSession {
         public var tips: [String]
     }
 
-    private let rim: RimCalibration?
+    private let rim: RimGiven?
     private let coach: BackgroundCoach
     private let speaker: (any SpeechSynthesizer)?
     private let sources: [String]
@@ -60,9 +60,10 @@ public final class LiveCoachingSession {
     ///   - chain: the remote coaches to ask in order (see ``remoteChain(proxy:sessionToken:)``);
     ///     empty for local tips only.
     ///   - speaker: speaks each tip; nil for a silent session.
-    /// - Parameter rim: nil to find it in the first seconds of the source.
+    /// - Parameter rim: the rim's box; a point on it, for the ring there to be fitted on the first
+    ///   frames; nil to find it in the first seconds of the source.
     public init(
-        rim: RimCalibration?, tips: CoachingTips, chain: [any ShotAnalyzing], speaker: (any SpeechSynthesizer)?,
+        rim: RimGiven?, tips: CoachingTips, chain: [any ShotAnalyzing], speaker: (any SpeechSynthesizer)?,
         seed: UInt64 = UInt64(Date.now.timeIntervalSince1970)
     ) {
         self.rim = rim
@@ -105,7 +106,7 @@ public final class LiveCoachingSession {
     /// It blocks the calling thread until the source ends: run it on a thread of its own.
     public func run(
         source: MediaSource, readerOptions: ReaderOptions? = nil, onRim: (RimFinder.Result) -> Void = { _ in },
-        onShot: @escaping (ShotReport) -> Void
+        onFit: (RimFinder.Fit) -> Void = { _ in }, onShot: @escaping (ShotReport) -> Void
     ) throws(MediaError) -> Summary {
         let session = TrainingSession()
         try? session.start()
@@ -119,7 +120,12 @@ public final class LiveCoachingSession {
             tips[shot.number] = shotReport.tip ?? ""
             onShot(shotReport)
         }
-        var analyzer = WorkoutAnalyzer(rim: rim)
+        var analyzer = WorkoutAnalyzer(rim: nil)
+        switch rim {
+        case .box(let box)?: analyzer.rim = box
+        case .point(let point)?: analyzer.rimPoint = point
+        case nil: break
+        }
         analyzer.readerOptions = readerOptions
         let analysis = try analyzer.analyze(
             source: source,
@@ -127,7 +133,7 @@ public final class LiveCoachingSession {
                 try? session.shotDetected(shot)
                 let images = (try? selector.jpegs(for: shot)) ?? []
                 coach.ask(shot: shot, images: images, streak: session.stats.streak)
-            }, onRim: onRim,
+            }, onRim: onRim, onFit: onFit,
             frameHandler: { frame, time, _ in
                 selector.add(frame, at: time)
                 session.tick(time)

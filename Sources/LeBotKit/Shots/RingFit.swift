@@ -120,21 +120,33 @@ extension RimFinder {
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     public func fit(near point: RimPoint, in path: String) throws(MediaError) -> Fit {
-        // Three frames 0.2 s apart; their median leaves out a ball or a hand passing the rim.
-        let times = [0, 0.2, 0.4]
-        var frames: [VideoFrame] = []
-        var start: Double?
+        var frames = FitFrames()
         try readStart(of: path, operation: "fit the rim in \(path)") { frame, time, _, _ in
-            // From the first frame's time: a video need not start at 0.
-            let since = time - (start ?? time)
-            if start == nil { start = time }
-            if since >= times[frames.count] - 0.001 { frames.append(frame) }
-            return frames.count == times.count
+            frames.offer(frame, at: time)
         }
-        guard !frames.isEmpty else {
+        guard !frames.frames.isEmpty else {
             throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
         }
-        return try Self.fit(near: point, frames: frames)
+        return try Self.fit(near: point, frames: frames.frames)
+    }
+
+    /// The frames the fit reads: three, 0.2 s apart from the first frame's time (a video need not
+    /// start at 0); their median leaves out a ball or a hand passing the rim.
+    struct FitFrames {
+        static let times = [0, 0.2, 0.4]
+        private(set) var frames: [VideoFrame] = []
+        private var start: Double?
+        var isFull: Bool { frames.count == Self.times.count }
+
+        /// Keeps `frame` when it is the next one wanted; true once all are kept.
+        @discardableResult
+        mutating func offer(_ frame: VideoFrame, at time: Double) -> Bool {
+            guard !isFull else { return true }
+            let since = time - (start ?? time)
+            if start == nil { start = time }
+            if since >= Self.times[frames.count] - 0.001 { frames.append(frame) }
+            return isFull
+        }
     }
 
     /// The fit on frames of one picture (YUV 4:2:0, one size), read through their median.

@@ -128,6 +128,10 @@ public struct WorkoutAnalyzer: Sendable {
     /// How ``rim`` was fitted at the point the user gave (kept in the analysis; a fitted rim is
     /// the user's, so it is not watched like a found one).
     public var rimFitted: RimFinder.Fit?
+    /// A point on the rim the user gave, when ``rim`` is nil: the ring there is fitted
+    /// (``RimFinder/fit(near:in:)``) on the source's first frames as they are read (a live stream
+    /// cannot be read twice), those frames kept and analysed once it is known.
+    public var rimPoint: RimPoint?
     /// Seconds a found rim may look bare (too little orange where it was) before it is looked for
     /// again — the camera moved; nil never. A rim the user gave is kept whatever the picture.
     public var rimLostSeconds: Double? = 2
@@ -203,10 +207,11 @@ public struct WorkoutAnalyzer: Sendable {
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
-    /// `onRim` is told the rim found when ``rim`` is nil.
+    /// `onRim` is told the rim found when ``rim`` is nil, `onFit` the rim fitted at ``rimPoint``.
     public func analyze(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
+        onFit: (RimFinder.Fit) -> Void = { _ in },
         frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
@@ -232,6 +237,7 @@ public struct WorkoutAnalyzer: Sendable {
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
+        var rimFitted = self.rimFitted
         var shotDetector = rim.map {
             ShotEventDetector(
                 rim: $0, width: width, height: height, netBelow: rimFound?.netBelow ?? false, configuration: detector)
@@ -253,7 +259,19 @@ public struct WorkoutAnalyzer: Sendable {
         var rimOrange = 0.0
         var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
-        let watchRim = self.rim == nil || self.rimFound != nil
+        let watchRim = (self.rim == nil && rimPoint == nil) || self.rimFound != nil
+        // Fitting the ring at the point given: the fit's frames decoded at the finder's size (the
+        // fit on a file reads the same), beside the analysis's, until it has them.
+        var fitting: (point: RimPoint, decoder: VideoDecoder, frames: RimFinder.FitFrames, still: FrameStabilizer?)?
+        if self.rim == nil, let point = rimPoint {
+            let finder = RimFinder()
+            let fitWidth = min(finder.analysisWidth, sourceWidth) & ~1
+            let fitHeight = max(2, Int((Double(sourceHeight) * Double(fitWidth) / Double(sourceWidth)).rounded()) & ~1)
+            fitting = (
+                point, try VideoDecoder(reader: reader, format: .yuv420p, size: (fitWidth, fitHeight), threads: 1),
+                RimFinder.FitFrames(), finder.stabilizer.map { FrameStabilizer(configuration: $0) }
+            )
+        }
         /// Shots are looked for against `rim` from the frames held on.
         func resume(with rim: RimCalibration, netBelow: Bool) throws(MediaError) {
             lostRim = nil
@@ -263,6 +281,29 @@ public struct WorkoutAnalyzer: Sendable {
             let waiting = held
             held = []
             for taken in waiting { try handle(taken) }
+        }
+        /// The fit's frames from `sample` (all the decoder holds when nil); the ring fitted once
+        /// they are all there, or at the end.
+        func fitRim(_ sample: MediaSample?) throws(MediaError) {
+            guard var current = fitting else { return }
+            let decoded: [VideoFrame]
+            if let sample {
+                decoded = try current.decoder.decode(sample)
+            } else {
+                decoded = try current.decoder.flush()
+            }
+            for frame in decoded where !current.frames.isFull {
+                let time = frame.pts?.seconds ?? 0
+                current.frames.offer(current.still?.stabilize(frame, time: time) ?? frame, at: time)
+            }
+            fitting = current
+            guard current.frames.isFull || sample == nil else { return }
+            fitting = nil
+            guard !current.frames.frames.isEmpty else { return }
+            let fit = try RimFinder.fit(near: current.point, frames: current.frames.frames)
+            (rim, rimFitted) = (fit.rim, fit)
+            onFit(fit)
+            try resume(with: fit.rim, netBelow: false)
         }
         func findRim(final: Bool) throws(MediaError) {
             guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
@@ -330,6 +371,7 @@ public struct WorkoutAnalyzer: Sendable {
             }
             guard let detecting = shotDetector else {
                 held.append(taken)
+                if fitting != nil { return }
                 let first = firstHeld ?? time
                 firstHeld = first
                 finder.offer(
@@ -372,13 +414,16 @@ public struct WorkoutAnalyzer: Sendable {
         while let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
             for frame in try decoder.decode(sample) { try take(frame) }
+            try fitRim(sample)
         }
         for frame in try decoder.flush() { try take(frame) }
+        try fitRim(nil)
         if let detecting = shotDetector {
             // Bare at the very end: too short to call the camera moved.
             for taken in suspect { try analyse(taken, with: detecting) }
         }
-        if shotDetector == nil { try findRim(final: true) }
+        // (A point given and no frame to fit it on: no frames, said below.)
+        if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
         for shot in shotDetector?.finish(at: lastTime) ?? [] {
             shots.append(shot)
             onShot(shot)

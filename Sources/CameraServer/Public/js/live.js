@@ -1,12 +1,15 @@
 // Live training (LeBot James on the phone): the rear camera is recorded (getUserMedia +
 // MediaRecorder) and sent to the server, which finds the rim, follows the ball and decides each
 // shot; this page shows the count, each shot with its tip, and speaks the tip. The session is
-// saved to the workout history when it ends.
+// saved to the workout history when it ends. A rim the server does not find (one that is not
+// painted orange) is tapped in the picture: the session starts again with the ring there fitted.
 import { sendRecording, webmType } from "./recording.js";
-import { $, el, toast } from "./ui.js";
+import { $, el, fractionAt, placeOver, toast } from "./ui.js";
 
 let session = null;
 let saved = () => {};
+/** The point tapped on the rim ({x, y} fractions of the picture), for the sessions that follow. */
+let tapped = null;
 
 export function supported() {
   return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && webmType() !== null;
@@ -34,9 +37,10 @@ async function start() {
       : `This browser could not open the camera (${error.message}).`, 6);
     return;
   }
-  const current = { done: false, failed: false, recording: null };
+  const current = { done: false, failed: false, recording: null, restart: false };
   session = current;
   const preview = $("live-preview");
+  preview.removeAttribute("poster");
   preview.srcObject = stream;
   preview.play().catch(() => {});
   $("live-area").hidden = false;
@@ -48,7 +52,8 @@ async function start() {
   $("live-stop").hidden = false;
   $("live-stop").disabled = false;
   status("Connecting to the server…");
-  current.recording = sendRecording(stream, "/api/lebot/live", {
+  const query = tapped ? `?rim=${encodeURIComponent(`${tapped.x.toFixed(4)},${tapped.y.toFixed(4)}`)}` : "";
+  current.recording = sendRecording(stream, `/api/lebot/live${query}`, {
     bitrate: 2_500_000,
     note: (note) => handle(current, note),
     slow: () => fail("Your connection is too slow to send the camera's picture, so the session stopped."),
@@ -59,17 +64,24 @@ async function start() {
 function fail(text) {
   if (!session) return;
   session.failed = true;
+  status("");
   $("live-error").textContent = text;
 }
 
 function handle(current, note) {
   switch (note.type) {
     case "started":
-      status(note.rim ? "Shoot! LeBot is watching." : "Finding the rim: keep the hoop in view for a few seconds…");
+      status(note.rim ? "Shoot! LeBot is watching."
+        : tapped ? "Fitting the rim you tapped…" : "Finding the rim: keep the hoop in view for a few seconds…");
       break;
-    case "rim":
-      status(`Rim found (${Math.round(note.confidence * 100)} % sure). Shoot! LeBot is watching.`);
+    case "rim": {
+      const [x, y, width, height] = String(note.rim).split(",").map(Number);
+      placeOver($("live-rim-box"), $("live-preview"), { x, y, width, height });
+      status(note.fitted === true ? "Rim fitted to the ring you tapped (the box on the picture). Shoot! LeBot is watching."
+        : note.fitted === false ? "No ring was clear where you tapped, so LeBot uses a box of typical size there. Shoot! If it is not on the rim, tap the rim again."
+          : `Rim found (${Math.round(note.confidence * 100)} % sure), shown as the box on the picture. Shoot! LeBot is watching.`);
       break;
+    }
     case "shot": {
       const outcome = { MAKE: "Make", MISS: "Miss", INDETERMINATE: "Unclear" }[note.outcome] || note.outcome;
       $("live-count").textContent = `${note.makes} of ${note.attempts} made`;
@@ -86,6 +98,7 @@ function handle(current, note) {
       toast(note.message, 6);
       break;
     case "error":
+      keepPicture();
       fail(`The session stopped: ${note.message}.`);
       break;
     case "done":
@@ -97,9 +110,42 @@ function handle(current, note) {
   }
 }
 
+/** The camera's last picture stays on the page when the session ends, for a tap on the rim. */
+function keepPicture() {
+  const preview = $("live-preview");
+  if (!preview.videoWidth) return;
+  const canvas = document.createElement("canvas");
+  canvas.width = preview.videoWidth;
+  canvas.height = preview.videoHeight;
+  canvas.getContext("2d").drawImage(preview, 0, 0);
+  preview.poster = canvas.toDataURL("image/jpeg", 0.85);
+}
+
+/** A tap on the picture is a point on the rim: the session starts (again) with the ring there fitted. */
+function tap(event) {
+  const preview = $("live-preview");
+  if (!preview.srcObject && !preview.poster) return;
+  tapped = fractionAt(preview, event);
+  // Until the server has fitted it, a box of typical size (7 % by 2.5 % of the picture) shows where it landed.
+  placeOver($("live-rim-box"), preview, {
+    x: Math.min(Math.max(tapped.x - 0.035, 0), 0.93), y: Math.min(Math.max(tapped.y - 0.0125, 0), 0.975), width: 0.07, height: 0.025,
+  });
+  $("live-help").textContent = "Rim tapped: each session fits the ring around this point. Tap again to move it.";
+  if (session) {
+    // Start again with the rim tapped (shots so far are saved, as with Stop).
+    keepPicture();
+    session.restart = true;
+    status("Starting again with the rim you tapped…");
+    session.recording.stop();
+  } else {
+    start();
+  }
+}
+
 function stop() {
   const current = session;
   if (!current) return;
+  keepPicture();
   $("live-stop").disabled = true;
   if (!current.failed) status("Finishing the last shot…");
   current.recording.stop();
@@ -109,6 +155,11 @@ function finish(current) {
   if (session !== current) return;
   session = null;
   $("live-preview").srcObject = null;
+  if (current.restart) {
+    saved();
+    start();
+    return;
+  }
   if (!current.done && !current.failed) fail("The connection to the server was lost.");
   $("live-start").hidden = !supported();
   $("live-stop").hidden = true;
@@ -122,4 +173,5 @@ export function wire(onSaved) {
   $("live-start").hidden = !supported();
   $("live-start").addEventListener("click", start);
   $("live-stop").addEventListener("click", stop);
+  $("live-stage").addEventListener("click", tap);
 }
