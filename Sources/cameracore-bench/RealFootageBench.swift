@@ -61,11 +61,11 @@ enum RealFootageBench {
             "LeBot on real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), from \(folder)")
         print("")
         print(
-            "| video | held out | rim | finder's box, confidence | no `--rim`: found, right, extra | true rim given: found, right, extra |"
+            "| video | held out | rim | finder's box, confidence | no `--rim`: found, right, extra | true rim given: found, right, extra | live, true rim given |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         var rims = 0
-        var (asRun, given) = (Tally(), Tally())
+        var (asRun, given, live) = (Tally(), Tally(), Tally())
         for video in videos {
             let path = "\(folder)/\(video.name)"
             let found = try RimFinder().find(in: path)
@@ -89,20 +89,34 @@ enum RealFootageBench {
             } else {
                 videoAsRun.attempts = video.shots.count
             }
+            let trueRim = video.rim.map { String($0) }.joined(separator: ",")
             var videoGiven = Tally()
-            videoGiven.add(
-                video, try analyze(path, lebot: lebot, rim: video.rim.map { String($0) }.joined(separator: ",")))
+            videoGiven.add(video, try analyze(path, lebot: lebot, rim: trueRim))
+            var videoLive = Tally()
+            videoLive.add(video, try liveShots(path, lebot: lebot, rim: trueRim))
             asRun = asRun + videoAsRun
             given = given + videoGiven
+            live = live + videoLive
             print(
-                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) |"
+                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) | \(videoLive.cells) |"
             )
         }
-        print("| all | | \(rims)/\(videos.count) | | \(asRun.cells) | \(given.cells) |")
+        print("| all | | \(rims)/\(videos.count) | | \(asRun.cells) | \(given.cells) | \(live.cells) |")
         print("")
         print(
-            "found: shots reported within 2 s before the ball reached the rim / shots called by eye; right: makes and misses called right / found shots whose outcome the picture shows; extra: shots reported where there was none."
+            "found: shots reported within 2 s before the ball reached the rim / shots called by eye; right: makes and misses called right / found shots whose outcome the picture shows; extra: shots reported where there was none. live: `lebot live FILE --rim …` (the file read as a camera stream, once)."
         )
+    }
+
+    /// The shots `lebot live` tells reading the file as a stream (one JSON line per shot).
+    static func liveShots(_ path: String, lebot: String, rim: String) throws -> [ShotEvent] {
+        let run = try Subprocess.run(lebot, ["live", path, "--rim", rim, "--json", "--quiet"])
+        return try run.stdout.split(separator: "\n").compactMap { line -> ShotEvent? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let shot = object["shot"]
+            else { return nil }
+            return try JSONDecoder().decode(ShotEvent.self, from: JSONSerialization.data(withJSONObject: shot))
+        }
     }
 
     static func analyze(_ path: String, lebot: String, rim: String? = nil) throws -> [ShotEvent] {

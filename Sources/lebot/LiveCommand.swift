@@ -114,6 +114,8 @@ struct LiveCommand: AsyncParsableCommand {
         } else {
             print(
                 "Session: \(stats.makes) of \(stats.attempts) made, best streak \(stats.bestStreak), \(clock(summary.duration)) of video."
+                    + (summary.analysis.ballCue == .brightness
+                        ? " The ball was followed by its brightness: it did not look orange." : "")
             )
         }
     }

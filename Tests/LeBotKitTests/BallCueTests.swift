@@ -1,4 +1,5 @@
 import CameraCommon
+import CameraIO
 import CameraTesting
 import Foundation
 import LeBotKit
@@ -60,5 +61,23 @@ import Testing
         var byBrightness = WorkoutAnalyzer(rim: Self.rim)
         byBrightness.ballCue = .brightness
         #expect(try byBrightness.analyze(Self.orangeBallVideo).attempts == 3, "both passes see these shots")
+    }
+
+    /// A camera stream is read once, so both cues follow the ball side by side: colour is told
+    /// until brightness has clearly seen more, then brightness, with its earlier shots. A live
+    /// session with a worn grey ball is told every throw (by colour alone: none).
+    @Test func aStreamReadOnceTellsTheGreyBallsThrowsByBrightness() throws {
+        var told: [ShotEvent] = []
+        let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(
+            source: .file(Self.greyBallVideo), onShot: { told.append($0) })
+        #expect(analysis.ballCue == .brightness)
+        #expect(told.map(\.number) == [1, 2, 3] && told == analysis.shots, "\(told.map(\.releaseTime))")
+        for (shot, release) in zip(told, [0.4, 2.4, 4.4]) {
+            #expect(abs(shot.releaseTime - release) < 0.2, "\(shot.releaseTime)")
+        }
+        var orange: [ShotEvent] = []
+        let byColour = try WorkoutAnalyzer(rim: Self.rim).analyze(
+            source: .file(Self.orangeBallVideo), onShot: { orange.append($0) })
+        #expect(byColour.ballCue == .colour && orange.map(\.number) == [1, 2, 3] && orange == byColour.shots)
     }
 }

@@ -101,8 +101,8 @@ public enum BallCue: String, Sendable, Codable, Equatable {
     /// Its brightness against what was there before (``BallTracker/byBrightness``): a worn ball
     /// filmed outdoors by a phone and compressed is a dark grey disc against the sky or the board.
     case brightness
-    /// Both, one after the other, and the one that saw clearly more shots (a file only; a camera
-    /// or stream is followed by colour).
+    /// Both, and the one that saw clearly more shots: a file one after the other; a camera or
+    /// stream (read once) side by side, colour told until brightness has clearly seen more.
     case either
 }
 
@@ -234,20 +234,58 @@ public struct WorkoutAnalyzer: Sendable {
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
         let ballTracker = BallTracker(configuration: tracker)
         ballTracker.byBrightness = ballCue == .brightness
+        // A stream is read once: with `.either` the ball is followed by colour and, beside it, by
+        // brightness, each lane with its own shot detector. Colour's shots are told until
+        // brightness has clearly seen more (``seesMore(_:than:)``, and at least two), then
+        // brightness's — those it saw after the last shot told, and every one after.
+        let brightTracker = ballCue == .either ? BallTracker(configuration: tracker) : nil
+        brightTracker?.byBrightness = true
+        var tellingBrightness = ballCue == .brightness
+        var laneShots = (colour: 0, brightness: 0)
+        var brightShots: [ShotEvent] = []
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
         var rimFitted = self.rimFitted
-        var shotDetector = rim.map {
-            ShotEventDetector(
-                rim: $0, width: width, height: height, netBelow: rimFound?.netBelow ?? false, configuration: detector)
+        let detector = self.detector
+        func detecting(_ rim: RimCalibration, netBelow: Bool) -> (ShotEventDetector, ShotEventDetector?) {
+            let make = {
+                ShotEventDetector(rim: rim, width: width, height: height, netBelow: netBelow, configuration: detector)
+            }
+            return (make(), brightTracker.map { _ in make() })
         }
+        var (shotDetector, brightDetector) =
+            rim.map { detecting($0, netBelow: rimFound?.netBelow ?? false) } ?? (nil, nil)
         // Without a rim: frames held (and sampled for the finder) until it is found.
         var held: [Taken] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
         var firstHeld: Double?
         let total = reader.duration?.seconds ?? 0
         var shots: [ShotEvent] = []
+        /// Tells a shot decided by the lane that is told; numbered in the order told.
+        func tell(_ shot: ShotEvent) {
+            var shot = shot
+            shot.number = shots.count + 1
+            shots.append(shot)
+            onShot(shot)
+        }
+        /// Shots a lane decided: told when its lane is; the brightness lane taken on when it has
+        /// clearly seen more.
+        func decided(_ decided: [ShotEvent], byBrightness: Bool) {
+            if byBrightness {
+                laneShots.brightness += decided.count
+                brightShots += decided
+            } else {
+                laneShots.colour += decided.count
+            }
+            if byBrightness == tellingBrightness { decided.forEach(tell) }
+            guard brightTracker != nil, !tellingBrightness, laneShots.brightness >= 2,
+                Double(laneShots.brightness) >= 1.5 * Double(laneShots.colour) + 1
+            else { return }
+            tellingBrightness = true
+            let after = shots.last.map { $0.releaseTime + 0.5 } ?? -.infinity
+            brightShots.filter { $0.releaseTime > after }.forEach(tell)
+        }
         var frames = 0
         var lastTime = 0.0
         var detectorTime = Duration.zero
@@ -276,8 +314,7 @@ public struct WorkoutAnalyzer: Sendable {
         func resume(with rim: RimCalibration, netBelow: Bool) throws(MediaError) {
             lostRim = nil
             rimOrange = 0
-            shotDetector = ShotEventDetector(
-                rim: rim, width: width, height: height, netBelow: netBelow, configuration: detector)
+            (shotDetector, brightDetector) = detecting(rim, netBelow: netBelow)
             let waiting = held
             held = []
             for taken in waiting { try handle(taken) }
@@ -352,12 +389,10 @@ public struct WorkoutAnalyzer: Sendable {
                     guard time - since >= lost else { return }
                     // The camera moved: what was pending is judged with the old rim, and the rim is
                     // looked for again from the first bare frame on.
-                    for shot in current.finish(at: since) {
-                        shots.append(shot)
-                        onShot(shot)
-                    }
+                    decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
+                    decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
                     lostRim = (current.rim, current.netBelow)
-                    shotDetector = nil
+                    (shotDetector, brightDetector) = (nil, nil)
                     finder = RimFinder.Accumulator(width: width, height: height)
                     (firstHeld, bareSince) = (nil, nil)
                     let waiting = suspect
@@ -390,23 +425,31 @@ public struct WorkoutAnalyzer: Sendable {
             // ball's positions lose what the whole-pixel move left over (so a hand's jitter does
             // not bend the ball's path).
             let residual = taken.residual
-            if residual != nil { ballTracker.heldStill = true }
-            ballTracker.moved = taken.moved
-            let observations = try ballTracker.process(frame, time: time)
-            var corrected = observations
-            if let residual {
-                for index in corrected.indices {
-                    corrected[index].x -= residual.x
-                    corrected[index].y -= residual.y
+            /// The ball's positions by `tracker`, less what the stabilizer's move left over.
+            func follow(_ tracker: BallTracker) throws(MediaError) -> (seen: [BallObservation], held: [BallObservation])
+            {
+                if residual != nil { tracker.heldStill = true }
+                tracker.moved = taken.moved
+                let observations = try tracker.process(frame, time: time)
+                var corrected = observations
+                if let residual {
+                    for index in corrected.indices {
+                        corrected[index].x -= residual.x
+                        corrected[index].y -= residual.y
+                    }
                 }
+                return (observations, corrected)
             }
-            let decided = detecting.process(corrected, time: time, frame: frame)
+            let (observations, corrected) = try follow(ballTracker)
+            let byColour = detecting.process(corrected, time: time, frame: frame)
+            var byBrightness: [ShotEvent] = []
+            if let brightTracker, let brightDetector {
+                byBrightness = brightDetector.process(try follow(brightTracker).held, time: time, frame: frame)
+            }
             detectorTime += ContinuousClock.now - clock
             frameHandler?(frame, time, observations)
-            for shot in decided {
-                shots.append(shot)
-                onShot(shot)
-            }
+            decided(byColour, byBrightness: ballTracker.byBrightness)
+            decided(byBrightness, byBrightness: true)
             frames += 1
             lastTime = time
             if total > 0, frames % 15 == 0 { progress(min(1, time / total)) }
@@ -424,10 +467,8 @@ public struct WorkoutAnalyzer: Sendable {
         }
         // (A point given and no frame to fit it on: no frames, said below.)
         if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
-        for shot in shotDetector?.finish(at: lastTime) ?? [] {
-            shots.append(shot)
-            onShot(shot)
-        }
+        decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
+        decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
         progress(1)
         guard let rim else {
             throw MediaError(.invalidArgument, operation: RimFinder.operation, message: "the video has no frames")
@@ -440,7 +481,7 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.rimFitted = rimFitted
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
-        analysis.ballCue = ballTracker.byBrightness ? .brightness : .colour
+        analysis.ballCue = tellingBrightness ? .brightness : .colour
         return analysis
     }
 }
