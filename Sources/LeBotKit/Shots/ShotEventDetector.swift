@@ -295,7 +295,7 @@ public final class ShotEventDetector {
     /// first of a new track, comes back down through it where that one would (the latest such).
     private func flightAboveThePicture(before ball: BallObservation) -> [BallObservation]? {
         guard nearTop(ball) else { return nil }
-        return history.values.filter { comesBackFromAbove(ball, after: $0) }.max { $0.last!.time < $1.last!.time }
+        return Self.latest(history.values.filter { comesBackFromAbove(ball, after: $0) }, near: ball)
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
@@ -373,7 +373,21 @@ public final class ShotEventDetector {
             return moved < rimWidth * (point.time - last.time) * 30 && last.time > start
                 ? points.filter { $0.time > start } : nil
         }
-        return candidates.max { $0.last!.time < $1.last!.time }
+        return Self.latest(candidates, near: point)
+    }
+
+    /// Of tracks' points, those whose last point is the latest; of tracks that ended in the same
+    /// frame, the one that ended nearest `point`, then the lowest track number. (The tracks come
+    /// from a dictionary, whose order changes from run to run: a tie broken by it made the same
+    /// video give another release time on another run.)
+    static func latest(_ tracks: [[BallObservation]], near point: BallObservation) -> [BallObservation]? {
+        tracks.filter { !$0.isEmpty }.min { a, b in
+            let (x, y) = (a.last!, b.last!)
+            if x.time != y.time { return x.time > y.time }
+            let (near, far) = (point.distance(from: x), point.distance(from: y))
+            if near != far { return near < far }
+            return x.track < y.track
+        }
     }
 
     /// The first point of free flight: a ball in the air follows a parabola in time (height
