@@ -142,6 +142,55 @@ struct AppRoutesTests {
                 == Set(kept))
     }
 
+    @Test(
+        "rim fit before upload: a still of the video and the point tapped give the ring's box; a tap on nothing, a box, a missing point, not a picture, too big are each answered in words, nothing kept"
+    )
+    func rimFitOnAStill() async throws {
+        let folder = try temporaryDirectory()
+        let ring = folder + "/ring.mp4"
+        try TestMedia.greyRing(at: ring, seconds: 1, frameRate: 10)
+        let still = folder + "/still.png"
+        _ = try Subprocess.run("ffmpeg", ["-v", "error", "-y", "-i", ring, "-frames:v", "1", still])
+        let picture = Array(try Data(contentsOf: URL(fileURLWithPath: still)))
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let box = TestMedia.greyRingBox
+        let tapped = try await server.request(
+            .POST, "/api/lebot/rim-fit?rim=0.632,0.34", token: user.token, body: picture,
+            headers: [("Content-Type", "image/png")])
+        #expect(tapped.status == 200, "\(tapped.text)")
+        let rim = tapped.object["rim"] as? [String: Any] ?? [:]
+        let width = rim["width"] as? Double ?? 0
+        #expect(
+            tapped.object["fitted"] as? Bool == true && width > 0.85 * box[2] && width < 1.2 * box[2], "\(tapped.text)")
+        #expect(abs((rim["x"] as? Double ?? 0) + width / 2 - 0.625) < 0.25 * box[2], "\(tapped.text)")
+        // The same ring as the fit on the video itself (its first frames), which the analysis uses.
+        let video = try await server.request(
+            .POST, "/api/lebot/rim-fit?rim=0.632,0.34", token: user.token,
+            body: Array(try Data(contentsOf: URL(fileURLWithPath: ring))))
+        #expect(video.status == 200 && (video.object["rim"] as? [String: Any])?["width"] as? Double == width)
+        let bare = try await server.request(
+            .POST, "/api/lebot/rim-fit?rim=0.2,0.7", token: user.token, body: picture)
+        #expect(bare.status == 200 && bare.object["fitted"] as? Bool == false, "\(bare.text)")
+        #expect((bare.object["evidence"] as? String ?? "").contains("typical size"))
+        for (query, body, status, words) in [
+            ("rim=0.6,0.3,0.05,0.03", picture, 400, "point tapped"), ("", picture, 400, "point tapped"),
+            ("rim=0.5,1.5", picture, 400, "fractions of the frame"),
+            ("rim=0.5,0.5", Array("GIF89a not a picture".utf8), 400, "not a PNG or JPEG"),
+            ("rim=0.5,0.5", [UInt8](repeating: 0x89, count: 9 * 1024 * 1024), 413, "8"),
+        ] as [(String, [UInt8], Int, String)] {
+            let refused = try await server.request(.POST, "/api/lebot/rim-fit?\(query)", token: user.token, body: body)
+            #expect(
+                refused.status == status && refused.text.contains(words), "\(query): \(refused.status) \(refused.text)")
+            #expect(!refused.text.contains(server.directory), "a path in \(refused.text)")
+        }
+        let left =
+            (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")) ?? []
+        #expect(left.isEmpty, "\(left)")
+        #expect(try await server.request(.POST, "/api/lebot/rim-fit?rim=0.5,0.5", body: picture).status == 401)
+    }
+
     /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).
     static func workoutUpload() async throws -> (
         TestServer, (token: String, refresh: String, id: String), [UInt8], String

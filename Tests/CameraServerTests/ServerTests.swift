@@ -263,6 +263,8 @@ struct ServerTests {
                 let posted = try await server.request(.POST, "/api/lebot/workouts", token: b.token, body: [1, 2, 3])
                 return posted.status == 400 && !posted.text.contains(workoutID)
             },
+            "POST /api/lebot/rim-fit": status(
+                .POST, "/api/lebot/rim-fit?rim=0.5,0.5", 400, body: Array("not a picture".utf8)),
             // A capture is B's own (no id): a GET without an upgrade passes the checks and gets an
             // empty 200 from the WebSocket router, nothing of A's.
             "GET /api/highlights/capture": status(.GET, "/api/highlights/capture", 200, body: nil),

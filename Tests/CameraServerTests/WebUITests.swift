@@ -1038,7 +1038,23 @@ struct WebUITests {
             // A finger lands a little off the ring's centre (0.625, 0.333).
             try await browser.click("#workout-video", atFraction: 0.632, 0.34)
             try await browser.wait(for: "the rim box", "return !document.getElementById('rim-box').hidden")
-            #expect(try await Self.text(browser, "#rim-help").contains("fits the ring around this point"))
+            // Before anything is uploaded, the ring fitted at the tap is drawn (from a still of the
+            // first frame): 5 % of the picture wide, not the 7 % a tap stands for.
+            try await browser.wait(
+                for: "the ring fitted at the tap", timeout: .seconds(20),
+                "return document.getElementById('rim-help').innerText.startsWith('Ring found where you tapped')")
+            let previewed =
+                try await browser.run(
+                    """
+                    const v = document.getElementById('workout-video').getBoundingClientRect();
+                    const b = document.getElementById('rim-box').getBoundingClientRect();
+                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
+                    """) as? [Double] ?? []
+            #expect(
+                previewed.count == 2 && abs(previewed[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(previewed[1]),
+                "\(previewed)")
+            #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+            try await browser.screenshot("coach-ring-previewed", .phone)
             try await browser.click("#analyse")
             try await browser.wait(
                 for: "the result with the tapped rim", timeout: .seconds(60),

@@ -107,6 +107,13 @@ struct LeBotService: Sendable {
             ) { request, context in
                 try await analyzeWorkout(request, userID: try context.user())
             },
+            Route(
+                method: .post, path: "/api/lebot/rim-fit", access: .user,
+                summary:
+                    "Fit the rim's ring at ?rim=x,y in a still of the video (PNG or JPEG, up to 8 MB) before it is uploaded: {point, rim, fitted, coverage, evidence}"
+            ) { request, context in
+                try await fitRim(request, userID: try context.user())
+            },
             Route(method: .get, path: "/api/lebot/workouts/:id", access: .user, summary: "A workout's analysis") {
                 _, context in
                 let path = files.workouts(userID: try context.user()) + "/\(try pathID(context)).json"
@@ -264,6 +271,33 @@ struct LeBotService: Sendable {
             default:
                 throw APIError(.serviceUnavailable, "the Gemini API is unreachable or failing")
             }
+        }
+    }
+
+    /// Largest still accepted for a rim fit: a 1920×1080 PNG is 2–4 MB.
+    static let maxRimFitBytes = 8 * 1024 * 1024
+
+    /// The ring fitted at the point given, in a still the page took of the video's first frame:
+    /// shown before the video is sent, so a tap that missed the ring is seen and moved at once.
+    func fitRim(_ request: Request, userID: String) async throws -> Response {
+        guard case .point(let point)? = try Self.rimGiven(request) else {
+            throw APIError(.badRequest, "rim: give the point tapped on the rim, ?rim=x,y as fractions of the picture")
+        }
+        let upload = files.workouts(userID: userID) + "/.rim-fit-\(UUID().uuidString.lowercased())"
+        defer { unlink(upload) }
+        _ = try await files.receive(
+            request.body, to: upload, limit: Self.maxRimFitBytes,
+            accept: { path in
+                try await self.workers.run(user: userID) { ClipFiles.isVideo(path, options: .uploadedVideoOrPicture) }
+            },
+            refusal: "the upload is not a PNG or JPEG picture (nor an MP4, QuickTime or WebM video)")
+        do {
+            let fit = try await workers.run(user: userID) { () throws(MediaError) -> RimFinder.Fit in
+                try RimFinder().fit(near: point, in: upload, readerOptions: .uploadedVideoOrPicture)
+            }
+            return try json(fit)
+        } catch let error as MediaError {
+            throw APIError(.badRequest, "the picture could not be read: \(error.message)")
         }
     }
 

@@ -65,10 +65,15 @@ public struct RimFinder: Sendable {
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     func readStart(
-        of path: String, operation: String,
+        of path: String, operation: String, readerOptions: ReaderOptions? = nil,
         _ take: (_ frame: VideoFrame, _ time: Double, _ inPhase: Bool, _ duration: Double?) -> Bool
     ) throws(MediaError) {
-        let reader = try MediaReader(.file(path))
+        let reader: MediaReader
+        if let readerOptions {
+            reader = try MediaReader(.file(path), options: readerOptions)
+        } else {
+            reader = try MediaReader(.file(path))
+        }
         guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
             sourceWidth > 0, sourceHeight > 0
         else {

@@ -119,9 +119,14 @@ extension RimFinder {
     /// the analysis holds them, when ``stabilizer`` is set).
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
-    public func fit(near point: RimPoint, in path: String) throws(MediaError) -> Fit {
+    /// A picture (a still of the video, PNG or JPEG) is read as a video of one frame when
+    /// `readerOptions` let it be (``ReaderOptions/uploadedVideoOrPicture``).
+    public func fit(near point: RimPoint, in path: String, readerOptions: ReaderOptions? = nil) throws(MediaError)
+        -> Fit
+    {
         var frames = FitFrames()
-        try readStart(of: path, operation: "fit the rim in \(path)") { frame, time, _, _ in
+        try readStart(of: path, operation: "fit the rim in \(path)", readerOptions: readerOptions) {
+            frame, time, _, _ in
             frames.offer(frame, at: time)
         }
         guard !frames.frames.isEmpty else {

@@ -96,8 +96,39 @@ function setRim(r) {
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
   $("rim-help").textContent = r.point
-    ? "Rim tapped: LeBot fits the ring around this point when you press Analyse. Tap again to move it, or drag a box around the rim."
+    ? "Rim tapped: finding the ring there…"
     : "Rim marked: LeBot uses your box. Tap again to move it, or press Analyse.";
+  if (r.point) previewFit(r);
+}
+
+/**
+ * Shows the ring LeBot fits at a tap before the video is sent: a still of the first frame (at most
+ * 1280 px wide, the size the fit reads) goes to the server, and the box it fits is drawn. The
+ * analysis fits it again on the video itself, so a tap whose preview failed still works.
+ */
+async function previewFit(tapped) {
+  const video = $("workout-video");
+  const scale = Math.min(1, 1280 / video.videoWidth);
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(video.videoWidth * scale);
+  canvas.height = Math.round(video.videoHeight * scale);
+  canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+  const still = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  const { x, y } = tapped.point;
+  try {
+    const fit = await api(`/api/lebot/rim-fit?rim=${encodeURIComponent(`${x.toFixed(4)},${y.toFixed(4)}`)}`, {
+      method: "POST", body: still, headers: { "Content-Type": "image/png" },
+    });
+    if (rim !== tapped) return; // tapped again meanwhile
+    rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });
+    draw(rim);
+    $("rim-help").textContent = fit.fitted
+      ? "Ring found where you tapped: the box on the picture. Press Analyse, or tap again to move it."
+      : "No ring was clear where you tapped, so LeBot will use a box of typical size there. Tap right on the rim, or drag a box around it.";
+  } catch (_) {
+    if (rim !== tapped) return;
+    $("rim-help").textContent = "Rim tapped: LeBot fits the ring around this point when you press Analyse. Tap again to move it, or drag a box around the rim.";
+  }
 }
 
 // ---- Analysis ----
