@@ -105,6 +105,36 @@ final class Browser: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a browser whose camera (`getUserMedia`) films `video`, looped: Chromium's
+    /// fake camera plays a Y4M file, made next to the video. Asking for the camera is allowed.
+    static func withFakeCamera<T>(
+        playing video: String, _ screen: Screen = .desktop, _ body: (Browser) async throws -> T
+    ) async throws -> T {
+        let camera = video + ".y4m"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-v", "error", "-y", "-i", video, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", camera])
+        return try await with(
+            screen,
+            arguments: [
+                "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(camera)",
+                "--use-fake-ui-for-media-stream",
+            ], body)
+    }
+
+    /// Where the element `shown` is drawn over `picture`: its centre and width as fractions of the
+    /// picture (nil when either is missing).
+    func placed(_ shown: String, over picture: String) async throws -> (x: Double, y: Double, width: Double)? {
+        let numbers =
+            try await run(
+                """
+                const v = document.querySelector(arguments[0]), b = document.querySelector(arguments[1]);
+                if (!v || !b) return [];
+                const p = v.getBoundingClientRect(), r = b.getBoundingClientRect();
+                return [(r.left + r.width / 2 - p.left) / p.width, (r.top + r.height / 2 - p.top) / p.height, r.width / p.width];
+                """, [picture, shown]) as? [Double] ?? []
+        return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
+    }
+
     /// One WebDriver command; returns its `value` (an object, or `{"value": …}` for other shapes).
     @discardableResult
     private func call(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any]

@@ -38,6 +38,16 @@ struct WebUITests {
         try await browser.wait(for: "the \(name) tab", "return !document.getElementById('\(name)').hidden")
     }
 
+    /// Whether a box drawn at (centre, width) is ``TestMedia/greyRing(at:seconds:frameRate:)``'s
+    /// ring: centred within a quarter of its width, 0.85–1.2 of it wide (the 7 % box a tap stood
+    /// for before a fit is 1.4 of it).
+    static func onTheGreyRing(_ drawn: (x: Double, y: Double, width: Double)?) -> Bool {
+        let ring = TestMedia.greyRingBox
+        guard let drawn else { return false }
+        return abs(drawn.x - (ring[0] + ring[2] / 2)) < ring[2] / 4
+            && (0.85 * ring[2]...1.2 * ring[2]).contains(drawn.width)
+    }
+
     static func text(_ browser: Browser, _ css: String) async throws -> String {
         try await browser.run("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", [css])
             as? String ?? ""
@@ -484,17 +494,11 @@ struct WebUITests {
                 "arc: \(numbers)")
             // The rim it found is said and drawn on the picture, on the true rim.
             #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim found automatically"))
-            let drawn =
-                try await browser.run(
-                    """
-                    const v = document.getElementById('workout-video').getBoundingClientRect();
-                    const b = document.getElementById('rim-box').getBoundingClientRect();
-                    return [(b.left + b.width / 2 - v.left) / v.width, (b.top + b.height / 2 - v.top) / v.height];
-                    """) as? [Double] ?? []
-            #expect(drawn.count == 2)
-            if drawn.count == 2 {
-                #expect(abs(drawn[0] - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
-                #expect(abs(drawn[1] - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
+            let drawn = try await browser.placed("#rim-box", over: "#workout-video")
+            #expect(drawn != nil)
+            if let drawn {
+                #expect(abs(drawn.x - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
+                #expect(abs(drawn.y - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
             }
             try await browser.screenshot("coach-rim", screen)
             #expect(try await browser.overflow() == 0)
@@ -947,21 +951,11 @@ struct WebUITests {
         let folder = try temporaryDirectory()
         let workout = try #require(
             try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 4, seed: 11).first)
-        // Chromium's fake camera plays a Y4M file (and loops it).
-        let camera = folder + "/camera.y4m"
-        _ = try Subprocess.run(
-            "ffmpeg", ["-v", "error", "-y", "-i", workout.path, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", camera])
         let shots = workout.events.filter(\.kind.isShot)
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.user("hooper")
-        try await Browser.with(
-            .phone,
-            arguments: [
-                "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(camera)",
-                "--use-fake-ui-for-media-stream",
-            ]
-        ) { browser in
+        try await Browser.withFakeCamera(playing: workout.path, .phone) { browser in
             try await Self.signIn(browser, server, as: "hooper")
             try await Self.tab(browser, "coach")
             // What the page says out loud.
@@ -1043,16 +1037,8 @@ struct WebUITests {
             try await browser.wait(
                 for: "the ring fitted at the tap", timeout: .seconds(20),
                 "return document.getElementById('rim-help').innerText.startsWith('Ring found where you tapped')")
-            let previewed =
-                try await browser.run(
-                    """
-                    const v = document.getElementById('workout-video').getBoundingClientRect();
-                    const b = document.getElementById('rim-box').getBoundingClientRect();
-                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
-                    """) as? [Double] ?? []
-            #expect(
-                previewed.count == 2 && abs(previewed[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(previewed[1]),
-                "\(previewed)")
+            let previewed = try await browser.placed("#rim-box", over: "#workout-video")
+            #expect(Self.onTheGreyRing(previewed), "\(String(describing: previewed))")
             #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
             try await browser.screenshot("coach-ring-previewed", .phone)
             try await browser.click("#analyse")
@@ -1062,15 +1048,8 @@ struct WebUITests {
             #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim fitted to the ring you tapped"))
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("No shots found"))
             // The box drawn is the ring's (5 % of the picture wide), not the 7 % a tap stands for.
-            let drawn =
-                try await browser.run(
-                    """
-                    const v = document.getElementById('workout-video').getBoundingClientRect();
-                    const b = document.getElementById('rim-box').getBoundingClientRect();
-                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
-                    """) as? [Double] ?? []
-            #expect(
-                drawn.count == 2 && abs(drawn[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(drawn[1]), "\(drawn)")
+            let drawn = try await browser.placed("#rim-box", over: "#workout-video")
+            #expect(Self.onTheGreyRing(drawn), "\(String(describing: drawn))")
             try await browser.screenshot("coach-tapped", .phone)
         }
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.count == 1)
@@ -1084,19 +1063,10 @@ struct WebUITests {
         // The fake camera films a grey ring on a white board (no orange: no hoop found).
         let ring = folder + "/ring.mp4"
         try TestMedia.greyRing(at: ring, seconds: 3, frameRate: 30)
-        let camera = folder + "/camera.y4m"
-        _ = try Subprocess.run(
-            "ffmpeg", ["-v", "error", "-y", "-i", ring, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", camera])
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.user("greyhoop")
-        try await Browser.with(
-            .phone,
-            arguments: [
-                "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(camera)",
-                "--use-fake-ui-for-media-stream",
-            ]
-        ) { browser in
+        try await Browser.withFakeCamera(playing: ring, .phone) { browser in
             try await Self.signIn(browser, server, as: "greyhoop")
             try await Self.tab(browser, "coach")
             try await browser.click("#live-start")
@@ -1119,15 +1089,8 @@ struct WebUITests {
             )
             #expect(try await Self.text(browser, "#live-error").isEmpty)
             // The box drawn is the ring's (5 % of the picture wide), on the live picture.
-            let drawn =
-                try await browser.run(
-                    """
-                    const v = document.getElementById('live-preview').getBoundingClientRect();
-                    const b = document.getElementById('live-rim-box').getBoundingClientRect();
-                    return [(b.left + b.width / 2 - v.left) / v.width, b.width / v.width];
-                    """) as? [Double] ?? []
-            #expect(
-                drawn.count == 2 && abs(drawn[0] - 0.625) < 0.0125 && (0.0425...0.06).contains(drawn[1]), "\(drawn)")
+            let drawn = try await browser.placed("#live-rim-box", over: "#live-preview")
+            #expect(Self.onTheGreyRing(drawn), "\(String(describing: drawn))")
             try await browser.screenshot("coach-live-tapped", .phone)
             try await browser.click("#live-stop")
             try await browser.wait(
@@ -1135,6 +1098,49 @@ struct WebUITests {
                 "return document.getElementById('live-status').innerText.startsWith('Session ended: no shots')")
         }
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+    }
+
+    @Test(
+        "live training with a worn grey ball at a grey rim: no hoop found, the rim tapped, every throw counted by the ball's brightness and saved"
+    )
+    func liveTrainingGreyBallAndTappedRim() async throws {
+        let folder = try temporaryDirectory()
+        // Neither ball nor rim is orange: live training found no hoop, and followed no ball, before.
+        let video = folder + "/grey-ball.mp4"
+        try TestMedia.threeThrows(at: video, ball: "504a48")
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("outdoors")
+        try await Browser.withFakeCamera(playing: video, .phone) { browser in
+            try await Self.signIn(browser, server, as: "outdoors")
+            try await Self.tab(browser, "coach")
+            try await browser.run(
+                "window.spoken = []; window.speechSynthesis.speak = (u) => window.spoken.push(u.text);")
+            try await browser.click("#live-start")
+            try await browser.wait(
+                for: "the request to tap the rim", timeout: .seconds(40),
+                "return document.getElementById('live-error').innerText.includes('could not find the hoop')")
+            let rim = TestMedia.threeThrowsRimMiddle
+            try await browser.click("#live-preview", atFraction: rim.x, rim.y)
+            try await browser.wait(
+                for: "the rim tapped", timeout: .seconds(40),
+                "return document.getElementById('live-status').innerText.includes('Shoot!')")
+            // The camera loops the 6.5-s video: its three throws, each called and spoken.
+            try await browser.wait(
+                for: "three throws", timeout: .seconds(60),
+                "return document.querySelectorAll('#live-shots li').length >= 3")
+            try await browser.click("#live-stop")
+            try await browser.wait(
+                for: "the saved session", timeout: .seconds(30),
+                "return document.getElementById('live-status').innerText.startsWith('Session saved')")
+            let spoken = try await browser.run("return window.spoken") as? [String] ?? []
+            #expect(spoken.count >= 3, "\(spoken)")
+        }
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= 3, "\(history)")
+        let id = history.first?["id"] as? String ?? ""
+        let saved = try await server.request(.GET, "/api/lebot/workouts/\(id)", token: user.token).object
+        #expect((saved["analysis"] as? [String: Any])?["ballCue"] as? String == "brightness", "\(saved)")
     }
 
     @Test(

@@ -16,20 +16,12 @@ import Testing
 
     static func threeThrows(ball colour: String) -> String {
         let path = Corpus.folder + "/\(colour)-ball.mp4"
-        let flight = "(t-2*floor(t/2)-0.4)"
-        _ = try? Subprocess.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x9fbfdf:s=640x360:d=6.5:r=30", "-f", "lavfi", "-i",
-                "color=c=0x\(colour):s=16x16:d=6.5:r=30,format=yuva420p,geq=lum='p(X,Y)':cb='p(X,Y)':cr='p(X,Y)':a='if(lte((X-7.5)*(X-7.5)+(Y-7.5)*(Y-7.5),56),255,0)'",
-                "-filter_complex",
-                "[0]drawbox=x=430:y=90:w=90:h=70:color=0xf0f0f0:t=fill,drawbox=x=396:y=196:w=44:h=3:color=0x383838:t=fill[bg];"
-                    + "[bg][1]overlay=x='100+230*\(flight)-8':y='330-420*\(flight)+250*\(flight)*\(flight)-8':enable='between(\(flight),0,1.8)'",
-                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
-            ])
+        try? TestMedia.threeThrows(at: path, ball: colour)
         return path
     }
-    static let rim = try! RimCalibration(x: 0.619, y: 0.540, width: 0.069, height: 0.02)
+    static let rim = try! RimCalibration(
+        x: TestMedia.threeThrowsRim[0], y: TestMedia.threeThrowsRim[1], width: TestMedia.threeThrowsRim[2],
+        height: TestMedia.threeThrowsRim[3])
 
     @Test func aGreyBallIsFollowedByItsBrightnessAndEveryThrowIsFound() throws {
         let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(Self.greyBallVideo)
