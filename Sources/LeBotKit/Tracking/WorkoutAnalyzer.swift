@@ -441,15 +441,15 @@ public struct WorkoutAnalyzer: Sendable {
                 return (observations, corrected)
             }
             let (observations, corrected) = try follow(ballTracker)
-            let byColour = detecting.process(corrected, time: time, frame: frame)
-            var byBrightness: [ShotEvent] = []
+            let first = detecting.process(corrected, time: time, frame: frame)
+            var second: [ShotEvent] = []
             if let brightTracker, let brightDetector {
-                byBrightness = brightDetector.process(try follow(brightTracker).held, time: time, frame: frame)
+                second = brightDetector.process(try follow(brightTracker).held, time: time, frame: frame)
             }
             detectorTime += ContinuousClock.now - clock
             frameHandler?(frame, time, observations)
-            decided(byColour, byBrightness: ballTracker.byBrightness)
-            decided(byBrightness, byBrightness: true)
+            decided(first, byBrightness: ballTracker.byBrightness)
+            decided(second, byBrightness: true)
             frames += 1
             lastTime = time
             if total > 0, frames % 15 == 0 { progress(min(1, time / total)) }

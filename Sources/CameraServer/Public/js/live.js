@@ -10,6 +10,8 @@ let session = null;
 let saved = () => {};
 /** The point tapped on the rim ({x, y} fractions of the picture), for the sessions that follow. */
 let tapped = null;
+/** Whether the camera is being opened (a second tap or click meanwhile would start a second session). */
+let opening = false;
 
 export function supported() {
   return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && webmType() !== null;
@@ -25,6 +27,8 @@ function speak(text) {
 }
 
 async function start() {
+  if (opening || session) return;
+  opening = true;
   let stream;
   try {
     stream = await navigator.mediaDevices.getUserMedia({
@@ -36,6 +40,8 @@ async function start() {
       ? "LeBot needs the camera: allow it for this site in the browser's settings, then start again."
       : `This browser could not open the camera (${error.message}).`, 6);
     return;
+  } finally {
+    opening = false;
   }
   const current = { done: false, failed: false, recording: null, restart: false };
   session = current;
@@ -124,7 +130,7 @@ function keepPicture() {
 /** A tap on the picture is a point on the rim: the session starts (again) with the ring there fitted. */
 function tap(event) {
   const preview = $("live-preview");
-  if (!preview.srcObject && !preview.poster) return;
+  if (opening || (!preview.srcObject && !preview.poster)) return;
   tapped = fractionAt(preview, event);
   // Until the server has fitted it, a box of typical size (7 % by 2.5 % of the picture) shows where it landed.
   placeOver($("live-rim-box"), preview, {
