@@ -47,6 +47,24 @@ func shot(_ outcome: ShotOutcome, number: Int = 1, angle: Double? = 45, reason: 
     }
 }
 
+/// Two shots decided before the first one's tip came (a live session that took on the ball's
+/// brightness tells its earlier shots at once): both are counted, and each answer settles its own
+/// shot. Before, the second was dropped from the count while it was still listed as "Shot 11" next
+/// to "4 of 10 made".
+@Test func aShotDecidedWhileTheLastTipIsAwaitedIsCounted() throws {
+    let session = TrainingSession()
+    try session.start()
+    let (first, second) = (shot(.indeterminate, number: 1), shot(.make, number: 2))
+    try session.shotDetected(first)
+    try session.shotDetected(second)
+    #expect(session.stats.attempts == 2 && session.stats.makes == 1)
+    // The first shot's answer settles it (a make) but shows no tip: the second is the one on screen.
+    try session.analysisFinished(ShotAnalysisResponse(outcome: .make, tip: "Earlier"), for: first, at: 3)
+    #expect(session.state == .analyzing && session.stats.attempts == 2 && session.stats.makes == 2)
+    try session.analysisFinished(ShotAnalysisResponse(outcome: .make, tip: "Swish!"), for: second, at: 3.1)
+    #expect(session.state == .feedback && session.currentTip == "Swish!")
+}
+
 @Suite struct CoachingTipsTests {
     @Test func tipsFitTheShotAndNeverRepeatBackToBack() {
         var manager = CoachingTipsManager(seed: 3)

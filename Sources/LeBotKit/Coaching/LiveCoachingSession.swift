@@ -138,7 +138,7 @@ public final class LiveCoachingSession {
                 selector.add(frame, at: time)
                 session.tick(time)
                 for (shot, answer) in coach.takeAnswers() {
-                    try? session.analysisFinished(answer.response, at: time)
+                    try? session.analysisFinished(answer.response, for: shot, at: time)
                     report(shot, answer)
                     if let speaker, let tip = answer.response.tip {
                         // The numbers first (short), then the coach's tip.
@@ -148,7 +148,7 @@ public final class LiveCoachingSession {
                 }
             })
         for (shot, answer) in coach.drain() {
-            try? session.analysisFinished(answer.response, at: analysis.duration)
+            try? session.analysisFinished(answer.response, for: shot, at: analysis.duration)
             report(shot, answer)
         }
         return Summary(

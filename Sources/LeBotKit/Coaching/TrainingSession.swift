@@ -50,9 +50,12 @@ public final class TrainingSession {
         move(to: .idle)
     }
 
-    /// A shot was decided by the detector: count it and start asking for a tip.
+    /// A shot was decided by the detector: count it and start asking for a tip. A shot decided
+    /// while the last one's tip is still awaited counts too (two shots in quick succession, or a
+    /// live session that took on the ball's brightness and tells its earlier shots at once): the
+    /// count a player sees never drops one.
     public func shotDetected(_ shot: ShotEvent) throws(InvalidTransition) {
-        guard state == .detecting || state == .feedback else {
+        guard state != .idle else {
             throw InvalidTransition(from: state, event: "take a shot")
         }
         currentShot = shot
@@ -61,16 +64,21 @@ public final class TrainingSession {
         move(to: .analyzing)
     }
 
-    /// The coach answered: show the tip until `time + feedbackDuration`. An AI outcome settles a
-    /// shot the detector could not decide.
-    public func analysisFinished(_ response: ShotAnalysisResponse, at time: Double) throws(InvalidTransition) {
-        guard state == .analyzing, let shot = currentShot else {
+    /// The coach answered about `shot` (default: the latest): show the tip until `time +
+    /// feedbackDuration`. An AI outcome settles a shot the detector could not decide. An answer
+    /// about an earlier shot, come after a later one was taken, settles it but shows nothing.
+    public func analysisFinished(
+        _ response: ShotAnalysisResponse, for answered: ShotEvent? = nil, at time: Double
+    ) throws(InvalidTransition) {
+        guard state == .analyzing, let latest = currentShot else {
             throw InvalidTransition(from: state, event: "finish an analysis")
         }
+        let shot = answered ?? latest
         if shot.outcome == .indeterminate, response.outcome != .indeterminate {
             stats.attempts -= 1
             count(response.outcome)
         }
+        guard shot.number == latest.number else { return }
         currentTip = response.tip
         feedbackUntil = time + feedbackDuration
         move(to: .feedback)
