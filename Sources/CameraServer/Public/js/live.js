@@ -67,9 +67,10 @@ async function start() {
   });
 }
 
-function fail(text) {
-  if (!session) return;
-  session.failed = true;
+/** Ends `current` (the running session) with `text` under the picture. */
+function fail(text, current = session) {
+  if (!current) return;
+  current.failed = true;
   status("");
   $("live-error").textContent = text;
 }
@@ -166,7 +167,8 @@ function finish(current) {
     start();
     return;
   }
-  if (!current.done && !current.failed) fail("The connection to the server was lost.");
+  // (The session is no longer running: it is named, or the words would not be shown.)
+  if (!current.done && !current.failed) fail("The connection to the server was lost.", current);
   $("live-start").hidden = !supported();
   $("live-stop").hidden = true;
   saved();
