@@ -110,12 +110,11 @@ enum RealFootageBench {
 
     /// The shots `lebot live` tells reading the file as a stream (one JSON line per shot).
     static func liveShots(_ path: String, lebot: String, rim: String) throws -> [ShotEvent] {
+        /// A line of `lebot live --json`: a shot's report, or the session's stats (no `shot`).
+        struct Line: Decodable { var shot: ShotEvent? }
         let run = try Subprocess.run(lebot, ["live", path, "--rim", rim, "--json", "--quiet"])
-        return try run.stdout.split(separator: "\n").compactMap { line -> ShotEvent? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let shot = object["shot"]
-            else { return nil }
-            return try JSONDecoder().decode(ShotEvent.self, from: JSONSerialization.data(withJSONObject: shot))
+        return try run.stdout.split(separator: "\n").compactMap {
+            try JSONDecoder().decode(Line.self, from: Data($0.utf8)).shot
         }
     }
 

@@ -137,9 +137,7 @@ extension CameraCoreServer {
             sink.yield(.finished(result))
             sink.finish()
         }
-        let givenBox: RimCalibration?
-        if case .box(let box)? = rim { givenBox = box } else { givenBox = nil }
-        await send(LiveNote(type: "started", rim: givenBox?.argument))
+        await send(LiveNote(type: "started", rim: rim?.box?.argument))
         await withThrowingTaskGroup(of: Void.self) { group in
             feed(
                 &group, inbound, into: pipe.write, finish: pipe.finishInput, noun: "training session",

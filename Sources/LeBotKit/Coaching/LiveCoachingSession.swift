@@ -120,12 +120,8 @@ public final class LiveCoachingSession {
             tips[shot.number] = shotReport.tip ?? ""
             onShot(shotReport)
         }
-        var analyzer = WorkoutAnalyzer(rim: nil)
-        switch rim {
-        case .box(let box)?: analyzer.rim = box
-        case .point(let point)?: analyzer.rimPoint = point
-        case nil: break
-        }
+        var analyzer = WorkoutAnalyzer(rim: rim?.box)
+        analyzer.rimPoint = rim?.point
         analyzer.readerOptions = readerOptions
         let analysis = try analyzer.analyze(
             source: source,

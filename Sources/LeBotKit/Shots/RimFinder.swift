@@ -58,6 +58,13 @@ public struct RimFinder: Sendable {
         return accumulator?.result(minimumConfidence: minimumConfidence)
     }
 
+    /// The size a `width`×`height` video is decoded at for analysis: at most `limit` wide, even,
+    /// the height by aspect.
+    static func decodedSize(_ width: Int, _ height: Int, atMost limit: Int) -> (width: Int, height: Int) {
+        let scaled = min(limit, width) & ~1
+        return (scaled, max(2, Int((Double(height) * Double(scaled) / Double(width)).rounded()) & ~1))
+    }
+
     /// Reads the start of the video at `path`, decoded at ``analysisWidth`` (at most the video's)
     /// as YUV 4:2:0 and held still by ``stabilizer``, handing `take` each frame with its time,
     /// whether the stabilizer is in phase, and the video's duration, until `take` says it has
@@ -79,8 +86,7 @@ public struct RimFinder: Sendable {
         else {
             throw MediaError(.invalidArgument, operation: operation, message: "the file has no video stream")
         }
-        let width = min(analysisWidth, sourceWidth) & ~1
-        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
+        let (width, height) = Self.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
         let duration = reader.duration?.seconds
         var (decoded, enough) = (0, false)

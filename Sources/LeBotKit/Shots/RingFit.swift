@@ -30,6 +30,15 @@ public enum RimGiven: Sendable, Equatable {
     case box(RimCalibration)
     case point(RimPoint)
 
+    /// The box given, or nil for a point.
+    public var box: RimCalibration? {
+        if case .box(let box) = self { box } else { nil }
+    }
+    /// The point given, or nil for a box.
+    public var point: RimPoint? {
+        if case .point(let point) = self { point } else { nil }
+    }
+
     /// Parses `x,y,w,h` (a box) or `x,y` (a point on the rim), as fractions of the frame or in
     /// pixels of a picture of `pixels` with `px` at the end (`601,176,43,10px`, `622,181px`).
     public init(parsing text: String, pixels: (width: Int, height: Int)? = nil) throws(MediaError) {

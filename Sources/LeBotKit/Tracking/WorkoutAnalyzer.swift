@@ -229,8 +229,7 @@ public struct WorkoutAnalyzer: Sendable {
         else {
             throw MediaError(.invalidArgument, operation: "analyze \(path)", message: "the file has no video stream")
         }
-        let width = min(analysisWidth, sourceWidth) & ~1
-        let height = max(2, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()) & ~1)
+        let (width, height) = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
         let ballTracker = BallTracker(configuration: tracker)
         ballTracker.byBrightness = ballCue == .brightness
@@ -303,10 +302,9 @@ public struct WorkoutAnalyzer: Sendable {
         var fitting: (point: RimPoint, decoder: VideoDecoder, frames: RimFinder.FitFrames, still: FrameStabilizer?)?
         if self.rim == nil, let point = rimPoint {
             let finder = RimFinder()
-            let fitWidth = min(finder.analysisWidth, sourceWidth) & ~1
-            let fitHeight = max(2, Int((Double(sourceHeight) * Double(fitWidth) / Double(sourceWidth)).rounded()) & ~1)
+            let size = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: finder.analysisWidth)
             fitting = (
-                point, try VideoDecoder(reader: reader, format: .yuv420p, size: (fitWidth, fitHeight), threads: 1),
+                point, try VideoDecoder(reader: reader, format: .yuv420p, size: size, threads: 1),
                 RimFinder.FitFrames(), finder.stabilizer.map { FrameStabilizer(configuration: $0) }
             )
         }

@@ -4,7 +4,7 @@
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import * as live from "./live.js";
-import { $, clearErrors, confirm, el, fieldError, fractionAt, megabytes, placeOver, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, el, fieldError, fractionAt, megabytes, placeOver, still, toast, words } from "./ui.js";
 
 let file = null;
 let fileURL = null;
@@ -107,17 +107,11 @@ function setRim(r) {
  * analysis fits it again on the video itself, so a tap whose preview failed still works.
  */
 async function previewFit(tapped) {
-  const video = $("workout-video");
-  const scale = Math.min(1, 1280 / video.videoWidth);
-  const canvas = document.createElement("canvas");
-  canvas.width = Math.round(video.videoWidth * scale);
-  canvas.height = Math.round(video.videoHeight * scale);
-  canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
-  const still = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  const picture = await new Promise((resolve) => still($("workout-video"), 1280).toBlob(resolve, "image/png"));
   const { x, y } = tapped.point;
   try {
     const fit = await api(`/api/lebot/rim-fit?rim=${encodeURIComponent(`${x.toFixed(4)},${y.toFixed(4)}`)}`, {
-      method: "POST", body: still, headers: { "Content-Type": "image/png" },
+      method: "POST", body: picture, headers: { "Content-Type": "image/png" },
     });
     if (rim !== tapped) return; // tapped again meanwhile
     rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });

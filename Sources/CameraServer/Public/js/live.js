@@ -4,7 +4,7 @@
 // saved to the workout history when it ends. A rim the server does not find (one that is not
 // painted orange) is tapped in the picture: the session starts again with the ring there fitted.
 import { sendRecording, webmType } from "./recording.js";
-import { $, el, fractionAt, placeOver, toast } from "./ui.js";
+import { $, el, fractionAt, placeOver, still, toast } from "./ui.js";
 
 let session = null;
 let saved = () => {};
@@ -120,12 +120,7 @@ function handle(current, note) {
 /** The camera's last picture stays on the page when the session ends, for a tap on the rim. */
 function keepPicture() {
   const preview = $("live-preview");
-  if (!preview.videoWidth) return;
-  const canvas = document.createElement("canvas");
-  canvas.width = preview.videoWidth;
-  canvas.height = preview.videoHeight;
-  canvas.getContext("2d").drawImage(preview, 0, 0);
-  preview.poster = canvas.toDataURL("image/jpeg", 0.85);
+  if (preview.videoWidth) preview.poster = still(preview).toDataURL("image/jpeg", 0.85);
 }
 
 /** A tap on the picture is a point on the rim: the session starts (again) with the ring there fitted. */

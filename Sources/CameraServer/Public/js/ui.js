@@ -125,6 +125,16 @@ export function ago(date) {
 export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0) + " MB"; }
 
 /** Where a pointer event lands on `picture`, as fractions of it (0…1, clamped). */
+/** The frame `video` shows, drawn on a canvas at most `maxWidth` wide. */
+export function still(video, maxWidth = Infinity) {
+  const scale = Math.min(1, maxWidth / video.videoWidth);
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(video.videoWidth * scale);
+  canvas.height = Math.round(video.videoHeight * scale);
+  canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+  return canvas;
+}
+
 export function fractionAt(picture, event) {
   const box = picture.getBoundingClientRect();
   return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
