@@ -142,15 +142,16 @@ extension TestMedia {
 extension TestMedia {
     /// Three throws of a ball of `colour` (hex, 15 px across) across a pale blue sky at a dark
     /// grey rim (a bar 44×3 px at 396, 196) beside a white board, one every 2 s, released at 0.4,
-    /// 2.4 and 4.4 s; 640×360, 30 fps, 6.5 s. A dark grey ball (`504a48`) is what a worn ball
+    /// 2.4 and 4.4 s; 640×360, 30 fps, 6.5 s (`seconds` shorter: fewer throws — 2.3 s, one). A dark grey ball (`504a48`) is what a worn ball
     /// filmed outdoors looks like: only its brightness shows it.
-    public static func threeThrows(at path: String, ball colour: String) throws {
+    public static func threeThrows(at path: String, ball colour: String, seconds: Double = 6.5) throws {
         let flight = "(t-2*floor(t/2)-0.4)"
         _ = try Subprocess.run(
             "ffmpeg",
             [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x9fbfdf:s=640x360:d=6.5:r=30", "-f", "lavfi", "-i",
-                "color=c=0x\(colour):s=16x16:d=6.5:r=30,format=yuva420p,geq=lum='p(X,Y)':cb='p(X,Y)':cr='p(X,Y)':a='if(lte((X-7.5)*(X-7.5)+(Y-7.5)*(Y-7.5),56),255,0)'",
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x9fbfdf:s=640x360:d=\(seconds):r=30", "-f", "lavfi",
+                "-i",
+                "color=c=0x\(colour):s=16x16:d=\(seconds):r=30,format=yuva420p,geq=lum='p(X,Y)':cb='p(X,Y)':cr='p(X,Y)':a='if(lte((X-7.5)*(X-7.5)+(Y-7.5)*(Y-7.5),56),255,0)'",
                 "-filter_complex",
                 "[0]drawbox=x=430:y=90:w=90:h=70:color=0xf0f0f0:t=fill,drawbox=x=396:y=196:w=44:h=3:color=0x383838:t=fill[bg];"
                     + "[bg][1]overlay=x='100+230*\(flight)-8':y='330-420*\(flight)+250*\(flight)*\(flight)-8':enable='between(\(flight),0,1.8)'",

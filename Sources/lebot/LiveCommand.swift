@@ -93,6 +93,11 @@ struct LiveCommand: AsyncParsableCommand {
                         print("Rim \(fit.fitted ? "fitted" : "box") at \(fit.rim.argument): \(fit.evidence).")
                     }
                 },
+                onCue: { _ in
+                    if !printJSONLines {
+                        print("The ball does not look orange: LeBot follows it by its brightness from here on.")
+                    }
+                },
                 onShot: { report in
                     if printJSONLines {
                         printJSONLine(report)

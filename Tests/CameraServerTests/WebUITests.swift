@@ -1145,6 +1145,9 @@ struct WebUITests {
                 "return document.getElementById('live-status').innerText.startsWith('Session saved')")
             let spoken = try await browser.run("return window.spoken") as? [String] ?? []
             #expect(spoken.count >= 3, "\(spoken)")
+            // The page says how the ball was followed, and why.
+            let cue = try await browser.run("return document.getElementById('live-cue').innerText") as? String ?? ""
+            #expect(cue.contains("does not look orange") && cue.contains("brightness"), "\(cue)")
         }
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= 3, "\(history)")

@@ -72,4 +72,24 @@ import Testing
             source: .file(Self.orangeBallVideo), onShot: { orange.append($0) })
         #expect(byColour.ballCue == .colour && orange.map(\.number) == [1, 2, 3] && orange == byColour.shots)
     }
+
+    /// A session of one throw with a grey ball: brightness never sees two shots while the stream
+    /// runs, so its shot is told when the stream ends (the file's rule), and said once.
+    @Test func aStreamWithOneThrowOfAGreyBallTellsItAtTheEnd() throws {
+        let path = Corpus.folder + "/one-throw-504a48.mp4"
+        try TestMedia.threeThrows(at: path, ball: "504a48", seconds: 2.3)
+        var told: [ShotEvent] = []
+        var cues: [BallCue] = []
+        let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(
+            source: .file(path), onShot: { told.append($0) }, onCue: { cues.append($0) })
+        #expect(analysis.ballCue == .brightness && cues == [.brightness])
+        #expect(told.map(\.number) == [1] && told == analysis.shots, "\(told.map(\.releaseTime))")
+        #expect(abs((told.first?.releaseTime ?? 0) - 0.4) < 0.2)
+        // The same throw with an orange ball: colour's shot, no word about brightness.
+        let orange = Corpus.folder + "/one-throw-e06a1c.mp4"
+        try TestMedia.threeThrows(at: orange, ball: "e06a1c", seconds: 2.3)
+        cues = []
+        let byColour = try WorkoutAnalyzer(rim: Self.rim).analyze(source: .file(orange), onCue: { cues.append($0) })
+        #expect(byColour.ballCue == .colour && byColour.attempts == 1 && cues.isEmpty)
+    }
 }

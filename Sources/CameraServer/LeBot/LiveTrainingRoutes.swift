@@ -14,8 +14,9 @@ import NIOWebSocket
 #endif
 
 /// What the server tells the training page (one JSON text message each): `started`, `rim` (found
-/// or given), `shot` (each shot as it is decided, with its tip and the running count), `warning`,
-/// `error` (the session stops) and `done` (with the saved workout's id).
+/// or given), `ball` (the ball is followed by its brightness from now on: it does not look orange),
+/// `shot` (each shot as it is decided, with its tip and the running count), `warning`, `error`
+/// (the session stops) and `done` (with the saved workout's id).
 struct LiveNote: Encodable {
     var type: String
     var message: String?
@@ -24,6 +25,8 @@ struct LiveNote: Encodable {
     var evidence: String?
     /// For a rim fitted at the point given: whether a ring was clear there (false: a box of typical size).
     var fitted: Bool?
+    /// How the ball is followed (`ball` and `done`): `colour` or `brightness`.
+    var ballCue: String?
     var number: Int?
     var outcome: String?
     var reason: String?
@@ -119,6 +122,7 @@ extension CameraCoreServer {
         enum Update: Sendable {
             case rim(RimFinder.Result)
             case fit(RimFinder.Fit)
+            case cue(BallCue)
             case shot(LiveCoachingSession.ShotReport)
             case problem(String)
             case finished(Result<LiveCoachingSession.Summary, MediaError>)
@@ -131,7 +135,8 @@ extension CameraCoreServer {
             let result = Result { () throws(MediaError) in
                 try coaching.run(
                     source: .file(pipe.path), readerOptions: WebMPipe.readerOptions,
-                    onRim: { sink.yield(.rim($0)) }, onFit: { sink.yield(.fit($0)) }, onShot: { sink.yield(.shot($0)) })
+                    onRim: { sink.yield(.rim($0)) }, onFit: { sink.yield(.fit($0)) },
+                    onCue: { sink.yield(.cue($0)) }, onShot: { sink.yield(.shot($0)) })
             }
             pipe.readerFinished()
             sink.yield(.finished(result))
@@ -154,6 +159,12 @@ extension CameraCoreServer {
                         LiveNote(
                             type: "rim", rim: fit.rim.argument, confidence: fit.fitted ? fit.coverage : 0,
                             evidence: fit.evidence, fitted: fit.fitted))
+                case .cue(let cue):
+                    await send(
+                        LiveNote(
+                            type: "ball",
+                            message: "the ball does not look orange, so LeBot follows it by its brightness",
+                            ballCue: cue.rawValue))
                 case .shot(let report):
                     await send(
                         LiveNote(
@@ -177,8 +188,9 @@ extension CameraCoreServer {
                     }
                     await send(
                         LiveNote(
-                            type: "done", attempts: summary.stats.attempts, makes: summary.stats.makes,
-                            seconds: summary.duration, workoutID: saved))
+                            type: "done", ballCue: summary.analysis.ballCue?.rawValue,
+                            attempts: summary.stats.attempts, makes: summary.stats.makes, seconds: summary.duration,
+                            workoutID: saved))
                 case .finished(.failure(let error)):
                     logger.info("live training for \(user) ended: \(error)")
                     let message =

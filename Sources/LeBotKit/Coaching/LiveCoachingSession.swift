@@ -106,7 +106,8 @@ public final class LiveCoachingSession {
     /// It blocks the calling thread until the source ends: run it on a thread of its own.
     public func run(
         source: MediaSource, readerOptions: ReaderOptions? = nil, onRim: (RimFinder.Result) -> Void = { _ in },
-        onFit: (RimFinder.Fit) -> Void = { _ in }, onShot: @escaping (ShotReport) -> Void
+        onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
+        onShot: @escaping (ShotReport) -> Void
     ) throws(MediaError) -> Summary {
         let session = TrainingSession()
         try? session.start()
@@ -129,7 +130,7 @@ public final class LiveCoachingSession {
                 try? session.shotDetected(shot)
                 let images = (try? selector.jpegs(for: shot)) ?? []
                 coach.ask(shot: shot, images: images, streak: session.stats.streak)
-            }, onRim: onRim, onFit: onFit,
+            }, onRim: onRim, onFit: onFit, onCue: onCue,
             frameHandler: { frame, time, _ in
                 selector.add(frame, at: time)
                 session.tick(time)

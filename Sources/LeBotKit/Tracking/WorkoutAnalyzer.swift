@@ -207,11 +207,12 @@ public struct WorkoutAnalyzer: Sendable {
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
-    /// `onRim` is told the rim found when ``rim`` is nil, `onFit` the rim fitted at ``rimPoint``.
+    /// `onRim` is told the rim found when ``rim`` is nil, `onFit` the rim fitted at ``rimPoint``,
+    /// `onCue` that the ball is followed by its brightness from now on (``BallCue/either`` only).
     public func analyze(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
-        onFit: (RimFinder.Fit) -> Void = { _ in },
+        onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
         frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
@@ -235,8 +236,9 @@ public struct WorkoutAnalyzer: Sendable {
         ballTracker.byBrightness = ballCue == .brightness
         // A stream is read once: with `.either` the ball is followed by colour and, beside it, by
         // brightness, each lane with its own shot detector. Colour's shots are told until
-        // brightness has clearly seen more (``seesMore(_:than:)``, and at least two), then
-        // brightness's — those it saw after the last shot told, and every one after.
+        // brightness has clearly seen more (``seesMore(_:than:)``, and at least two while the
+        // stream runs; at its end, the file's rule alone), then brightness's — those it saw after
+        // the last shot told, and every one after.
         let brightTracker = ballCue == .either ? BallTracker(configuration: tracker) : nil
         brightTracker?.byBrightness = true
         var tellingBrightness = ballCue == .brightness
@@ -278,10 +280,16 @@ public struct WorkoutAnalyzer: Sendable {
                 laneShots.colour += decided.count
             }
             if byBrightness == tellingBrightness { decided.forEach(tell) }
-            guard brightTracker != nil, !tellingBrightness, laneShots.brightness >= 2,
+            takeBrightness(atLeast: 2)
+        }
+        /// Brightness's lane is told from now on when it has seen `atLeast` shots, clearly more
+        /// than colour's.
+        func takeBrightness(atLeast least: Int) {
+            guard brightTracker != nil, !tellingBrightness, laneShots.brightness >= least,
                 Double(laneShots.brightness) >= 1.5 * Double(laneShots.colour) + 1
             else { return }
             tellingBrightness = true
+            onCue(.brightness)
             let after = shots.last.map { $0.releaseTime + 0.5 } ?? -.infinity
             brightShots.filter { $0.releaseTime > after }.forEach(tell)
         }
@@ -467,6 +475,8 @@ public struct WorkoutAnalyzer: Sendable {
         if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
         decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
         decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
+        // The whole stream seen: one shot by brightness and none by colour is told, as for a file.
+        takeBrightness(atLeast: 1)
         progress(1)
         guard let rim else {
             throw MediaError(.invalidArgument, operation: RimFinder.operation, message: "the video has no frames")

@@ -52,6 +52,7 @@ async function start() {
   $("live-area").hidden = false;
   $("live-shots").textContent = "";
   $("live-error").textContent = "";
+  $("live-cue").textContent = "";
   $("live-tip").textContent = "";
   $("live-count").textContent = "0 of 0 made";
   $("live-start").hidden = true;
@@ -101,6 +102,9 @@ function handle(current, note) {
       speak(`${outcome}. ${note.numbers ? `${note.numbers}. ` : ""}${note.tip || ""}`);
       break;
     }
+    case "ball":
+      $("live-cue").textContent = "The ball does not look orange, so LeBot follows it by its brightness against the background. Keep the sky, wall or board behind the shot plain if you can.";
+      break;
     case "warning":
       toast(note.message, 6);
       break;
