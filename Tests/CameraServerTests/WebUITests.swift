@@ -1148,6 +1148,14 @@ struct WebUITests {
             // The page says how the ball was followed, and why.
             let cue = try await browser.run("return document.getElementById('live-cue').innerText") as? String ?? ""
             #expect(cue.contains("does not look orange") && cue.contains("brightness"), "\(cue)")
+            // Opened again from the history, the workout says it too.
+            try await browser.wait(
+                for: "the workout in the history", timeout: .seconds(10),
+                "return document.querySelectorAll('#workouts li button').length >= 1")
+            try await browser.click("#workouts li button")
+            try await browser.wait(
+                for: "the saved workout's words on the ball", timeout: .seconds(10),
+                "return document.getElementById('workout-rim').innerText.includes('followed it by its brightness')")
         }
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= 3, "\(history)")

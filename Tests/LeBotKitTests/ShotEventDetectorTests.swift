@@ -51,12 +51,14 @@ import Testing
     /// `turned` frames above the rim line move as `fall.x` says (negative: back, away from the board).
     /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:)``).
     /// `shrinking`: the ball is seen half as large again at the release as at the rim (it flew
-    /// away from the camera, as from behind the shooter or at 45°).
+    /// away from the camera, as from behind the shooter or at 45°). `cutOff`: the input ends this
+    /// many frames after the crossing (a live session stopped right after the shot), and
+    /// ``ShotEventDetector/finish(at:)`` is called.
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
         fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false,
         shooterX: Double = 80, drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0,
-        shrinking: Bool = false
+        shrinking: Bool = false, cutOff: Int? = nil
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -84,6 +86,9 @@ import Testing
         for (index, point) in points.enumerated() {
             let time = start + Double(index) / fps
             if crossed == nil, index > 0, points[index - 1].1 < 60, point.1 >= 60 { crossed = (time, index) }
+            if let cutOff, let crossed, index - crossed.index > cutOff {
+                return events + detector.finish(at: start + Double(index - 1) / fps)
+            }
             let afterCrossing = crossed.map { time > $0.time && time < $0.time + 1 } == true
             // From 6 px in the hands down to 4 px at the rim (38 frames in), when shrinking.
             let radius = shrinking ? max(4, 6 - 2 * Double(index) / 38) : 4
@@ -160,6 +165,22 @@ import Testing
         #expect(behindShot?.depth == nil && behindShot?.entryAngle == nil)
         #expect(abs((behindShot?.leftRight ?? 0) - (-5 * 18 / 32)) < 1, "\(String(describing: behindShot?.leftRight))")
         #expect(behindShot?.numbersInWords == "3 inches left", "\(behindShot?.numbersInWords ?? "")")
+    }
+
+    /// A live session stopped 0.2–0.3 s after the ball came down into the rim, before the net's
+    /// 0.9 s were over: a net that swung by then, or the ball's path, decides; a net that has not
+    /// moved yet says nothing (it was "the video ended before the shot was decided" for all three).
+    @Test func aShotCutOffWhileTheNetIsWatchedIsDecidedByWhatWasSeen() {
+        let live = detector()
+        // This hoop's net swings (the first shot), so a path make that leaves it still would be a miss.
+        #expect(Self.shoot(live, from: 1, entryX: 216, slope: 1.2, netSwings: true).map(\.outcome) == [.make])
+        let side = Self.shoot(live, from: 6, entryX: 216, slope: 1.2, netSwings: false, cutOff: 6)
+        #expect(side.map(\.outcome) == [.make], "\(side.map(\.reason))")
+        let steep = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: true, cutOff: 9)
+        #expect(steep.map(\.outcome) == [.make], "\(steep.map(\.reason))")
+        let still = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, cutOff: 9)
+        #expect(still.map(\.outcome) == [.indeterminate], "\(still.map(\.reason))")
+        #expect(still.first?.reason == "the video ended before the net could show whether it went in")
     }
 
     @Test func aSteepCrossingIsAMakeWhenTheNetSwings() {

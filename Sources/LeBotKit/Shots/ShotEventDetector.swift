@@ -245,6 +245,9 @@ public final class ShotEventDetector {
     public func finish(at time: Double) -> [ShotEvent] {
         guard let current = attempt else { return [] }
         attempt = nil
+        // Cut off while the net was watched after the ball came down into the rim (a live session
+        // stopped right after the shot): what was seen so far decides, as far as it can.
+        if current.crossing != nil, net != nil { return [judge(current, at: time, cutOff: true)] }
         return [finish(current, .indeterminate, "the video ended before the shot was decided", at: time)]
     }
 
@@ -621,7 +624,9 @@ public final class ShotEventDetector {
     /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
     /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
     /// misses 0.06–0.72 %.)
-    private func judge(_ attempt: Attempt, at time: Double) -> ShotEvent {
+    /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
+    /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
+    private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
         let since = attempt.crossing?.time ?? attempt.started
         let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
         let across = acrossTheView(attempt)
@@ -631,7 +636,7 @@ public final class ShotEventDetector {
         let netIsLive = netSwung > 0 || (netBelow && peak >= configuration.netMovedALittle)
         if swung {
             netSwung += 1
-        } else if attempt.geometry?.0 == .make {
+        } else if attempt.geometry?.0 == .make, !cutOff {
             netStill += 1
         }
         var outcome: (ShotOutcome, Reason)
@@ -639,22 +644,29 @@ public final class ShotEventDetector {
             outcome =
                 swung
                 ? (.make, "the net swung after the ball came down into the rim")
-                : netIsDead && !netIsLive
-                    ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
-                    : (.miss, "came down at the rim but the net did not move")
+                : cutOff
+                    ? (.indeterminate, "the video ended before the net could show whether it went in")
+                    : netIsDead && !netIsLive
+                        ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
+                        : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
             outcome = geometry
             // From the side a ball through the hoop swings the net across the picture; one seen
             // dropping below the rim that left it still (once it has been seen to swing, so a hoop
             // without a net is not taken for one) bounced out sideways or passed beside it.
-            if geometry.0 == .make, !swung, across, netIsLive {
+            if geometry.0 == .make, !swung, across, netIsLive, !cutOff {
                 outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
             }
         } else {
             outcome =
                 swung
                 ? (.make, "lost in the net, which swung")
-                : (.indeterminate, "went through the rim line but was not seen below it")
+                : (
+                    .indeterminate,
+                    cutOff
+                        ? "the video ended before the shot was decided"
+                        : "went through the rim line but was not seen below it"
+                )
         }
         if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, .passedBeside) }
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)

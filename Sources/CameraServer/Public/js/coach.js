@@ -226,6 +226,9 @@ function showResult(result, localURL = null) {
   if (analysis.cameraMovement >= 0.005) {
     $("workout-rim").textContent += ` The camera moved (held by hand): the picture wandered up to ${(analysis.cameraMovement * 100).toFixed(1)} % of its width, and LeBot held every frame still before looking for shots.`;
   }
+  if (analysis.ballCue === "brightness") {
+    $("workout-rim").textContent += " The ball did not look orange, so LeBot followed it by its brightness against the background.";
+  }
   if (used && !$("rim-step").hidden && localURL) draw(used);
   $("chart").src = result.chartURL;
   const replay = $("replay");
