@@ -58,7 +58,11 @@ public enum CourtCorpus {
             "held-out, first scored at the start of stop 38, before any change (its two faults printed)",
             [1701, 1702, 1703]
         ),
-        ("held-out, first scored at the end of stop 39", [1801, 1802, 1803]),
+        (
+            "first scored at stop 41, before any change to the calls (its five faults printed): seen",
+            [1801, 1802, 1803]
+        ),
+        ("held-out, not yet scored or rendered", [1901, 1902, 1903]),
     ]
 
     public struct Options: Sendable {

@@ -1148,6 +1148,8 @@ struct WebUITests {
             // The page says how the ball was followed, and why.
             let cue = try await browser.run("return document.getElementById('live-cue').innerText") as? String ?? ""
             #expect(cue.contains("does not look orange") && cue.contains("brightness"), "\(cue)")
+            try await browser.screenshot("live-grey-ball", .phone)
+            #expect(try await browser.overflow() == 0)
             // Opened again from the history, the workout says it too.
             try await browser.wait(
                 for: "the workout in the history", timeout: .seconds(10),
@@ -1156,6 +1158,17 @@ struct WebUITests {
             try await browser.wait(
                 for: "the saved workout's words on the ball", timeout: .seconds(10),
                 "return document.getElementById('workout-rim').innerText.includes('followed it by its brightness')")
+            // No video is kept of a live session: no empty player (it showed a broken one).
+            let player =
+                try await browser.run(
+                    "return [document.getElementById('replay').parentElement.hidden, document.getElementById('replay').hasAttribute('src'), document.getElementById('replay-hint').innerText]"
+                ) as? [Any] ?? []
+            #expect(
+                player.first as? Bool == true && player.dropFirst().first as? Bool == false
+                    && (player.last as? String ?? "").contains("not kept"), "\(player)")
+            let rimWords = try await browser.run("return document.getElementById('workout-rim').innerText") as? String
+            #expect(rimWords?.contains("analyse again") == false, "nothing to analyse again: \(rimWords ?? "")")
+            try await browser.screenshot("live-grey-ball-saved", .phone)
         }
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         #expect(history.count == 1 && (history.first?["shots"] as? Int ?? 0) >= 3, "\(history)")

@@ -212,12 +212,16 @@ function showResult(result, localURL = null) {
   const used = analysis.rim;
   const found = analysis.rimFound;
   const fitted = analysis.rimFitted;
+  // A session trained live keeps no video: no picture to show the rim on, nothing to analyse again.
+  const source = localURL || result.videoURL || null;
+  const again = (advice) => (source ? ` ${advice}` : "");
+  const shown = (label) => (source ? `shown as the box${label} on the picture` : "the orange bar on the chart");
   $("workout-rim").textContent = found
-    ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), shown as the box labelled “rim” on the picture. If it is not on the rim, tap the rim and analyse again.`
+    ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), ${shown(" labelled “rim”")}.${again("If it is not on the rim, tap the rim and analyse again.")}`
     : fitted && fitted.fitted
-      ? "Rim fitted to the ring you tapped, shown as the box on the picture. If it is not on the rim, drag a box around the rim and analyse again."
+      ? `Rim fitted to the ring you tapped, ${shown("")}.${again("If it is not on the rim, drag a box around the rim and analyse again.")}`
       : fitted
-        ? "No ring was clear where you tapped, so LeBot used a box of typical size there. If the shots look wrong, drag a box around the rim and analyse again."
+        ? `No ring was clear where you tapped, so LeBot used a box of typical size there.${again("If the shots look wrong, drag a box around the rim and analyse again.")}`
         : "Rim: the box you marked.";
   for (const move of analysis.rimMoves || []) {
     $("workout-rim").textContent += ` The camera moved at ${move.time.toFixed(1)} s: LeBot found the rim again and judged the later shots against it.`;
@@ -231,14 +235,22 @@ function showResult(result, localURL = null) {
   }
   if (used && !$("rim-step").hidden && localURL) draw(used);
   $("chart").src = result.chartURL;
+  // No video, no player (an empty src would be the page's own URL, a broken player).
   const replay = $("replay");
-  replay.src = localURL || result.videoURL || "";
-  replay.hidden = !replay.src;
+  if (source) {
+    replay.src = source;
+  } else {
+    replay.removeAttribute("src");
+    replay.load();
+  }
+  replay.parentElement.hidden = !source;
+  $("replay-hint").textContent = source ? "Tap a shot to watch it."
+    : "Trained live: the camera's video is not kept, so there is no replay; the shots are below.";
   const body = $("shots").querySelector("tbody");
   body.textContent = "";
   shots.forEach((shot, index) => {
     const outcome = { MAKE: "Make", MISS: "Miss", INDETERMINATE: "Unclear" }[shot.outcome] || shot.outcome;
-    const row = el("tr", { tabindex: "0", "data-time": shot.releaseTime, "aria-label": `Shot ${shot.number} at ${shot.releaseTime.toFixed(1)} seconds: ${outcome}. Play it.` },
+    const row = el("tr", { tabindex: "0", "data-time": shot.releaseTime, "aria-label": `Shot ${shot.number} at ${shot.releaseTime.toFixed(1)} seconds: ${outcome}.${source ? " Play it." : ""}` },
       el("td", { text: String(shot.number) }),
       el("td", { text: `${shot.releaseTime.toFixed(1)} s` }),
       el("td", { class: shot.outcome, text: outcome }),
@@ -246,7 +258,7 @@ function showResult(result, localURL = null) {
       el("td", { text: atTheRim(shot) }),
       el("td", { text: arc(shot) }),
       el("td", { text: result.tips[index] || "" }));
-    const seek = () => { replay.currentTime = Math.max(0, shot.releaseTime - 1); replay.play().catch(() => {}); };
+    const seek = () => { if (!source) return; replay.currentTime = Math.max(0, shot.releaseTime - 1); replay.play().catch(() => {}); };
     row.addEventListener("click", seek);
     row.addEventListener("keydown", (event) => { if (event.key === "Enter") seek(); });
     body.append(row);
