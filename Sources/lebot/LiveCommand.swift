@@ -45,7 +45,10 @@ struct LiveCommand: AsyncParsableCommand {
     @Flag(help: "Use $GEMINI_API_KEY as --api-key.") var direct = false
     @Option(help: "Coaching tips file (default: the built-in tips).") var tips: String?
     @Flag(help: "Do not speak.") var quiet = false
-    @Flag(help: "Print one JSON object per shot (and a summary at the end).") var json = false
+    @Flag(
+        help:
+            "Print one JSON object per shot (and a summary at the end); {\"ballCue\": \"brightness\"} when the ball starts being followed by its brightness."
+    ) var json = false
 
     func run() async throws {
         let calibration: RimGiven?
@@ -93,8 +96,10 @@ struct LiveCommand: AsyncParsableCommand {
                         print("Rim \(fit.fitted ? "fitted" : "box") at \(fit.rim.argument): \(fit.evidence).")
                     }
                 },
-                onCue: { _ in
-                    if !printJSONLines {
+                onCue: { cue in
+                    if printJSONLines {
+                        printJSONLine(["ballCue": cue.rawValue])
+                    } else {
                         print("The ball does not look orange: LeBot follows it by its brightness from here on.")
                     }
                 },

@@ -75,7 +75,7 @@ import Testing
 
     /// A session of one throw with a grey ball: brightness never sees two shots while the stream
     /// runs, so its shot is told when the stream ends (the file's rule), and said once.
-    @Test func aStreamWithOneThrowOfAGreyBallTellsItAtTheEnd() throws {
+    @Test func aStreamWithOneThrowOfAGreyBallTellsItAtTheEnd() async throws {
         let path = Corpus.folder + "/one-throw-504a48.mp4"
         try TestMedia.threeThrows(at: path, ball: "504a48", seconds: 2.3)
         var told: [ShotEvent] = []
@@ -91,5 +91,13 @@ import Testing
         cues = []
         let byColour = try WorkoutAnalyzer(rim: Self.rim).analyze(source: .file(orange), onCue: { cues.append($0) })
         #expect(byColour.ballCue == .colour && byColour.attempts == 1 && cues.isEmpty)
+        // `lebot live` says so: in words, and as a JSON line before the shot's.
+        let rim = TestMedia.threeThrowsRim.map { String($0) }.joined(separator: ",")
+        let words = try await lebot(["live", path, "--rim", rim, "--quiet"])
+        #expect(words.stdout.contains("follows it by its brightness") && words.stdout.contains("shot 1 "), "\(words)")
+        let lines = try await lebot(["live", path, "--rim", rim, "--quiet", "--json"]).stdout.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(
+            lines.first?["ballCue"] as? String == "brightness" && lines.dropFirst().first?["shot"] != nil, "\(lines)")
     }
 }
