@@ -142,8 +142,9 @@ extension TestMedia {
 extension TestMedia {
     /// Three throws of a ball of `colour` (hex, 15 px across) across a pale blue sky at a dark
     /// grey rim (a bar 44×3 px at 396, 196) beside a white board, one every 2 s, released at 0.4,
-    /// 2.4 and 4.4 s; 640×360, 30 fps, 6.5 s (`seconds` shorter: fewer throws — 2.3 s, one). A dark grey ball (`504a48`) is what a worn ball
-    /// filmed outdoors looks like: only its brightness shows it.
+    /// 2.4 and 4.4 s; 640×360, 30 fps, 6.5 s (`seconds` shorter: fewer throws — 2.3 s, one). A
+    /// dark grey ball (`504a48`) is what a worn ball filmed outdoors looks like: only its
+    /// brightness shows it.
     public static func threeThrows(at path: String, ball colour: String, seconds: Double = 6.5) throws {
         let flight = "(t-2*floor(t/2)-0.4)"
         _ = try Subprocess.run(
@@ -159,7 +160,7 @@ extension TestMedia {
             ])
     }
 
-    /// The rim of ``threeThrows(at:ball:)`` as `[x, y, width, height]`, and the middle of its bar.
+    /// The rim of ``threeThrows(at:ball:seconds:)`` as `[x, y, width, height]`, and the middle of its bar.
     public static let threeThrowsRim = [0.619, 0.540, 0.069, 0.02]
     public static let threeThrowsRimMiddle = (x: 418.0 / 640, y: 197.5 / 360)
 }

@@ -110,7 +110,8 @@ enum RealFootageBench {
 
     /// The shots `lebot live` tells reading the file as a stream (one JSON line per shot).
     static func liveShots(_ path: String, lebot: String, rim: String) throws -> [ShotEvent] {
-        /// A line of `lebot live --json`: a shot's report, or the session's stats (no `shot`).
+        /// A line of `lebot live --json`: a shot's report, or (no `shot`) the session's stats or
+        /// its ball cue.
         struct Line: Decodable { var shot: ShotEvent? }
         let run = try Subprocess.run(lebot, ["live", path, "--rim", rim, "--json", "--quiet"])
         return try run.stdout.split(separator: "\n").compactMap {

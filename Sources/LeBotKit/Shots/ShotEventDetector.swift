@@ -248,8 +248,11 @@ public final class ShotEventDetector {
         // Cut off while the net was watched after the ball came down into the rim (a live session
         // stopped right after the shot): what was seen so far decides, as far as it can.
         if current.crossing != nil, net != nil { return [judge(current, at: time, cutOff: true)] }
-        return [finish(current, .indeterminate, "the video ended before the shot was decided", at: time)]
+        return [finish(current, .indeterminate, .said(Self.endedUndecided), at: time)]
     }
+
+    /// Why a shot the input ended on is undecided.
+    static let endedUndecided = "the video ended before the shot was decided"
 
     /// The observation to follow: the attempt's track if seen, else its continuation, else the best.
     private func choose(_ observations: [BallObservation]) -> BallObservation? {
@@ -663,9 +666,7 @@ public final class ShotEventDetector {
                 ? (.make, "lost in the net, which swung")
                 : (
                     .indeterminate,
-                    cutOff
-                        ? "the video ended before the shot was decided"
-                        : "went through the rim line but was not seen below it"
+                    .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                 )
         }
         if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, .passedBeside) }

@@ -203,7 +203,12 @@ public struct WorkoutAnalyzer: Sendable {
     /// Where the ball is orange the colour model sees every shot and brightness fewer (people and
     /// the net move too); where it is not, colour sees few or none.
     static func seesMore(_ brightness: WorkoutAnalysis, than colour: WorkoutAnalysis) -> Bool {
-        Double(brightness.attempts) >= 1.5 * Double(colour.attempts) + 1
+        seesMore(brightness.attempts, than: colour.attempts)
+    }
+
+    /// The same rule on counts of shots: `brightness` is half as many again as `colour`, and one more.
+    static func seesMore(_ brightness: Int, than colour: Int) -> Bool {
+        Double(brightness) >= 1.5 * Double(colour) + 1
     }
 
     /// Analyses any source: a file, a camera stream (RTSP, opened for low latency) or a device.
@@ -286,7 +291,7 @@ public struct WorkoutAnalyzer: Sendable {
         /// than colour's.
         func takeBrightness(atLeast least: Int) {
             guard brightTracker != nil, !tellingBrightness, laneShots.brightness >= least,
-                Double(laneShots.brightness) >= 1.5 * Double(laneShots.colour) + 1
+                Self.seesMore(laneShots.brightness, than: laneShots.colour)
             else { return }
             tellingBrightness = true
             onCue(.brightness)

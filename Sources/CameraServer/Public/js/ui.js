@@ -124,7 +124,6 @@ export function ago(date) {
 
 export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0) + " MB"; }
 
-/** Where a pointer event lands on `picture`, as fractions of it (0…1, clamped). */
 /** The frame `video` shows, drawn on a canvas at most `maxWidth` wide. */
 export function still(video, maxWidth = Infinity) {
   const scale = Math.min(1, maxWidth / video.videoWidth);
@@ -135,6 +134,7 @@ export function still(video, maxWidth = Infinity) {
   return canvas;
 }
 
+/** Where a pointer event lands on `picture`, as fractions of it (0…1, clamped). */
 export function fractionAt(picture, event) {
   const box = picture.getBoundingClientRect();
   return { x: Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1), y: Math.min(Math.max((event.clientY - box.top) / box.height, 0), 1) };
