@@ -74,6 +74,9 @@ public enum CourtCorpus {
         public var events = 8
         /// A handheld phone: the picture wanders by up to ~1° (otherwise a tripod).
         public var handheld = false
+        /// A grey steel rim, as on many outdoor courts (otherwise painted orange). Changes nothing
+        /// else in the scene, so a seed renders the same workout either way.
+        public var steelRim = false
 
         public init(placement: Placement, width: Int = 1280, height: Int = 720, frameRate: Int = 30, events: Int = 8) {
             self.placement = placement
@@ -410,7 +413,7 @@ public enum CourtCorpus {
         var depth: [Float]
     }
 
-    static func renderStill(camera: Camera, width: Int, height: Int, look: Look) -> Still {
+    static func renderStill(camera: Camera, width: Int, height: Int, look: Look, steelRim: Bool = false) -> Still {
         var still = Still(
             y: [UInt8](repeating: 16, count: width * height), cb: [UInt8](repeating: 128, count: width * height),
             cr: [UInt8](repeating: 128, count: width * height), depth: [Float](repeating: 1e9, count: width * height))
@@ -520,7 +523,8 @@ public enum CourtCorpus {
             let i = row * width + column
             guard Float(p.depth) < still.depth[i] else { return }
             let shade = 0.55 + 0.45 * max(0, normal.z * 0.8 + 0.2)
-            put(i, (0.86 * shade, 0.33 * shade, 0.09 * shade), p.depth)
+            let paint = steelRim ? (r: 0.42, g: 0.43, b: 0.45) : (r: 0.86, g: 0.33, b: 0.09)
+            put(i, (paint.r * shade, paint.g * shade, paint.b * shade), p.depth)
         }
         // The rim: a torus splatted densely, shaded from above; the bracket to the board.
         let steps = 3000
@@ -573,7 +577,7 @@ public enum CourtCorpus {
             banner: Bool.random(using: &generator),
             shirt: [(0.15, 0.25, 0.7), (0.9, 0.9, 0.92), (0.12, 0.12, 0.14), (0.1, 0.5, 0.25)][
                 Int.random(in: 0..<4, using: &generator)])
-        let still = renderStill(camera: camera, width: width, height: height, look: look)
+        let still = renderStill(camera: camera, width: width, height: height, look: look, steelRim: options.steelRim)
 
         // The plan: per event a hold, the ball's path, and a pause while it is fetched.
         let shotKinds: [BasketballCorpus.Kind] = [.clean, .rimOut, .clean, .short, .bank, .rimOut, .long, .airball]

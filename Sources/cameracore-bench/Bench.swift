@@ -49,6 +49,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "With --only court: a handheld phone's camera (the picture wanders about a degree).")
     var courtHandheld = false
 
+    @Flag(help: "With --only court: grey steel rims, as outdoors, not orange ones (the finder reads the board).")
+    var courtSteelRim = false
+
     @Flag(
         help:
             "With --only court: score the tuning seeds alone (while changing the analyzer, so the held-out seeds stay unseen)."
@@ -104,6 +107,7 @@ struct Bench: ParsableCommand {
             // Accuracy alone: none of the speed cases' media is needed.
             var format = CourtBench.Format(courtFormat) ?? .standard
             format.handheld = courtHandheld
+            format.steelRim = courtSteelRim
             try CourtBench.run(
                 work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly,
                 seeds: courtSeeds.flatMap(Self.seeds))

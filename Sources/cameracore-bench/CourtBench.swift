@@ -43,6 +43,8 @@ enum CourtBench {
         var frameRate: Int
         /// A handheld phone: the picture wanders by about a degree.
         var handheld = false
+        /// A grey steel rim instead of an orange one (the rim found under the board's square).
+        var steelRim = false
         static let standard = Format(width: 1280, height: 720, frameRate: 30)
 
         init(width: Int, height: Int, frameRate: Int) {
@@ -55,7 +57,9 @@ enum CourtBench {
             self.init(width: parts[0], height: parts[1], frameRate: parts[2])
         }
 
-        var name: String { "\(width)x\(height)@\(frameRate)" + (handheld ? "-handheld" : "") }
+        var name: String {
+            "\(width)x\(height)@\(frameRate)" + (handheld ? "-handheld" : "") + (steelRim ? "-steel" : "")
+        }
     }
 
     /// At 1280×720 30 fps (handheld or not) every seed; at any other format the first seed of each
@@ -78,7 +82,7 @@ enum CourtBench {
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")
             print(
-                "LeBot on the 3D court, \(name) seeds \(seedList): \(picture.width)×\(picture.height) \(picture.frameRate) fps\(picture.handheld ? ", handheld" : ""), 6 events per video, no `--rim`"
+                "LeBot on the 3D court, \(name) seeds \(seedList): \(picture.width)×\(picture.height) \(picture.frameRate) fps\(picture.handheld ? ", handheld" : "")\(picture.steelRim ? ", grey steel rims" : ""), 6 events per video, no `--rim`"
             )
             print("")
             print("| placement | videos | rim found | shots found | judged right | indeterminate | extra shots |")
@@ -210,6 +214,7 @@ enum CourtBench {
                         placement: placement, width: format.width, height: format.height,
                         frameRate: format.frameRate, events: 6)
                     options.handheld = format.handheld
+                    options.steelRim = format.steelRim
                     return options
                 }())
         }

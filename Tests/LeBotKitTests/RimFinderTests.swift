@@ -218,6 +218,69 @@ enum RimSeeds {
         #expect(found(barAt: 130) == nil)
     }
 
+    /// A grey ring (no orange anywhere) under a backboard's painted square, 640×360: a white
+    /// board 160×120 px on a `wall` of that luma, a dark square outline 60×52 px (4 px lines) on
+    /// it, the ring 60×8 px centred at (315, 148), 3 px under the square's bottom line and left of
+    /// its middle, as a rim seen at an angle is. With a white wall the board has no edge: the pale
+    /// piece round the square is the whole picture, as the page round a letter is in a picture of
+    /// text.
+    static func boardWithGreyRing(at path: String, wall: Int) throws {
+        let ring = "lt(abs(pow((X-315)/30\\,2)+pow((Y-148)/4\\,2)-1)/(2*hypot((X-315)/900\\,(Y-148)/16)+0.001)\\,1.1)"
+        let square = "between(X\\,300\\,359)*between(Y\\,90\\,141)*not(between(X\\,304\\,355)*between(Y\\,94\\,137))"
+        let board = "between(X\\,250\\,409)*between(Y\\,50\\,169)"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i",
+                "color=c=gray:s=640x360:d=1:r=30,format=gray,geq=lum='if(\(ring)\\,70\\,if(\(square)\\,60\\,if(\(board)\\,215\\,\(wall))))'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", path,
+            ])
+    }
+
+    /// Most outdoor rims are not orange; the finder looks under the backboard's inner square for
+    /// the ring. On a board with an edge it finds the ring's box; where the pale piece round the
+    /// square has no edge (a page of text, a white wall) it finds nothing and the user is asked.
+    @Test func aGreyRimIsFoundUnderTheBoardsSquareAndAPageIsNoBoard() throws {
+        let board = Corpus.folder + "/grey-rim-board.mp4"
+        try Self.boardWithGreyRing(at: board, wall: 110)
+        let found = try #require(try RimFinder().find(in: board), "no rim under the square")
+        let score = rimError(found.rim, [285.0 / 640, 144.0 / 360, 60.0 / 640, 8.0 / 360])
+        #expect(
+            score.isFound, "found \(found.rim) (\(found.evidence)): centre off \(score.centre), width ×\(score.width)")
+        #expect(found.evidence.contains("inner square") && found.evidence.contains("ring"), "\(found.evidence)")
+        #expect(found.confidence >= RimFinder().minimumConfidence && found.confidence <= 1)
+        let page = Corpus.folder + "/grey-rim-page.mp4"
+        try Self.boardWithGreyRing(at: page, wall: 215)
+        #expect(try RimFinder().find(in: page) == nil)
+    }
+
+    /// The 3D court with grey steel rims (seed 1, tuning): at 45° and from behind the board faces
+    /// the camera and the rim is found under its square; from the side the board is edge on, no
+    /// square shows, and the finder says so rather than guess. The same seed with its orange rim
+    /// is still found by the orange (and its evidence says so).
+    @Test func steelRimsOnTheCourtAreFoundUnderTheSquareWhereTheBoardShowsIt() throws {
+        for placement in [CourtCorpus.Placement.angledLeft, .behind, .sideLeft] {
+            for steel in [true, false] {
+                var options = CourtCorpus.Options(placement: placement, width: 960, height: 540, events: 2)
+                options.steelRim = steel
+                let video = try #require(
+                    try CourtCorpus.generate(
+                        in: Corpus.folder + "/court-steel-\(steel)-\(placement.rawValue)",
+                        seeds: [CourtCorpus.tuningSeeds[0]], options: options
+                    ).first)
+                let found = try RimFinder().find(in: video.path)
+                if steel && placement == .sideLeft {
+                    #expect(found == nil, "\(found?.evidence ?? "")")
+                    continue
+                }
+                let result = try #require(found, "\(placement) steel \(steel): no rim")
+                let score = rimError(result.rim, video.rim)
+                #expect(score.isFound, "\(placement) steel \(steel): \(result.rim) (\(result.evidence))")
+                #expect(result.evidence.contains("inner square") == steel, "\(result.evidence)")
+            }
+        }
+    }
+
     @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {
         // A still orange shelf (flat, like a rim, but no net and no board) and a ball flying past.
         let path = Corpus.folder + "/no-hoop.mp4"

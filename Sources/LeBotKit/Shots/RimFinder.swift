@@ -9,7 +9,12 @@ import CameraIO
 /// with the white of a net below it or a backboard beside or above it. The ball, an orange shirt
 /// and anything else that moves are orange only now and then, so they drop out.
 ///
-/// ``Result/confidence`` (0–1) says how sure the finder is: shape, stability, net and board. Below
+/// A rim that is not orange (grey, rusty, dark red: most outdoor hoops) is found under the
+/// backboard's painted inner square instead (``ringUnderBoard(in:)``), where the board faces the
+/// camera enough to show it: at 45° or from behind, not from the side.
+///
+/// ``Result/confidence`` (0–1) says how sure the finder is: shape, stability, net and board (for
+/// a rim under a square: how clearly the square is enclosed, and the ring). Below
 /// ``minimumConfidence`` there is no result and the caller asks the user to point at the rim.
 public struct RimFinder: Sendable {
     public struct Result: Sendable, Codable, Equatable {
@@ -49,13 +54,37 @@ public struct RimFinder: Sendable {
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     public func find(in path: String) throws(MediaError) -> Result? {
         var accumulator: Accumulator?
+        var start = FitFrames()
         try readStart(of: path, operation: "find the rim in \(path)") { frame, time, inPhase, duration in
             if accumulator == nil { accumulator = Accumulator(width: frame.width, height: frame.height) }
+            start.offer(frame, at: time)
             let span = min(seconds, duration ?? seconds)
             accumulator?.offer(frame, time: time, step: max(span / Double(samples), 0.001), inPhase: inPhase)
-            return (accumulator?.frames ?? 0) >= samples
+            return (accumulator?.frames ?? 0) >= samples && start.isFull
         }
         return accumulator?.result(minimumConfidence: minimumConfidence)
+            ?? underBoard(in: start.frames, frames: accumulator?.frames ?? 0)
+    }
+
+    /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
+    /// frames, as the fit at a tap reads them), when its ring is as sure as ``minimumConfidence``.
+    func underBoard(in start: [VideoFrame], frames: Int) -> Result? {
+        guard let first = start.first, let (square, ring) = Self.ringUnderBoard(in: start) else { return nil }
+        let (w, h) = (Double(first.width), Double(first.height))
+        // Half the square (how much of it came back to one board), half the ring.
+        let sides = square.sides.prefix(3).reduce(0, +) / 3
+        let confidence = ((square.enclosed * sides + min(1, ring.score)) / 2 * 100).rounded() / 100
+        let x = max(0, (ring.x - ring.a) / w)
+        let y = max(0, (ring.y - ring.b) / h)
+        guard confidence >= minimumConfidence,
+            let rim = try? RimCalibration(
+                x: x, y: y, width: min(2 * ring.a / w, 1 - x), height: min(2 * ring.b / h, 1 - y))
+        else { return nil }
+        return Result(
+            rim: rim, confidence: confidence, frames: max(frames, start.count),
+            evidence:
+                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px, and under it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)",
+            netBelow: false)
     }
 
     /// The size a `width`×`height` video is decoded at for analysis: at most `limit` wide, even,
@@ -133,7 +162,9 @@ public struct RimFinder: Sendable {
     public static func noHoop(seconds: Double) -> MediaError {
         MediaError(
             .invalidArgument, operation: operation,
-            message: "no hoop found in the first \(Int(seconds)) s (a still orange rim with a net or backboard)")
+            message:
+                "no hoop found in the first \(Int(seconds)) s (neither a still orange rim nor a ring under a backboard's painted square)"
+        )
     }
 
     /// Counts, per chroma pixel, the sampled frames in which it was orange and in which it was

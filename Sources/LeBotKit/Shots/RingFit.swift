@@ -101,8 +101,10 @@ extension RimFinder {
     /// (seed 1001, then 1, 2 and 3 for the orange cue), tapped at the true rim's centre and 1 % of
     /// the picture around it; scored once on seeds it never saw (BENCHMARKS.md, stop 39).
     struct RingSearch {
-        /// How far from the point the ring's centre may be.
+        /// How far from the point the ring's centre may be (across: a fraction of the picture's
+        /// width; up and down: of its height, ``reachY`` when set).
         var reach = 0.02
+        var reachY: Double?
         /// The ring's half-width, from ``smallest`` to ``largest``.
         var smallest = 0.008
         var largest = 0.04
@@ -222,7 +224,7 @@ extension RimFinder {
         guard width > 8, height > 8 else { return nil }
         let (w, h) = (Double(width), Double(height))
         let (tx, ty) = (point.x * w, point.y * h)
-        let (reachX, reachY) = (search.reach * w, search.reach * h)
+        let (reachX, reachY) = (search.reach * w, (search.reachY ?? search.reach) * h)
         let (smallest, largest) = (max(4, search.smallest * w), search.largest * w)
         let tallest = largest * (search.ratios.max() ?? 0.4)
         // The window every outline looked at falls in.

@@ -354,8 +354,12 @@ public struct WorkoutAnalyzer: Sendable {
             try resume(with: fit.rim, netBelow: false)
         }
         func findRim(final: Bool) throws(MediaError) {
-            guard let result = finder.result(minimumConfidence: RimFinder().minimumConfidence) else {
-                guard final || finder.frames >= 40 else { return }
+            let enough = final || finder.frames >= 40
+            guard
+                let result = finder.result(minimumConfidence: RimFinder().minimumConfidence)
+                    ?? (enough ? underBoard() : nil)
+            else {
+                guard enough else { return }
                 // Looked for again and not found: the old rim is the best there is.
                 guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
                 return try resume(with: previous.rim, netBelow: previous.netBelow)
@@ -368,6 +372,14 @@ public struct WorkoutAnalyzer: Sendable {
             }
             onRim(result)
             try resume(with: result.rim, netBelow: result.netBelow ?? false)
+        }
+        /// The rim under the board's inner square in the first frames held (as the finder reads a file).
+        func underBoard() -> RimFinder.Result? {
+            var start = RimFinder.FitFrames()
+            for taken in held where !start.isFull {
+                start.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0)
+            }
+            return RimFinder().underBoard(in: start.frames, frames: finder.frames)
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.

@@ -1,0 +1,264 @@
+import CameraCommon
+import CameraIO
+
+/// Where the rim is when it is not orange: under the backboard's inner square.
+///
+/// Outdoor rims are grey, rusty or dark red, a few pixels tall against a white board or the sky,
+/// and the orange cue finds none of them. But nearly every board has the shooter's square painted
+/// on it: a line around a patch of board, its bottom edge level with the rim, which hangs from the
+/// board just below it. The square is found by what it is, not its colour: flat, pale, colourless
+/// board with a thin line all round it and the same board again beyond the line (a window pane in
+/// a fence has a different pane beyond each side). The ring is then fitted (``ring(near:frames:search:)``)
+/// in a window below the square, as wide as the square is far either side of it, because the rim
+/// sticks out toward the camera by a share of the square that depends on the angle it is seen from.
+extension RimFinder {
+    /// The pale inside of a board's inner square, in pixels of the frame (the line round it left out).
+    struct BoardSquare: Equatable {
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+        /// Of the scan lines out of its left, right, top and bottom, the share that cross a thin
+        /// line and come back onto board.
+        var sides: [Double]
+        /// Of the scan lines out of its left, right and top that came back onto board, the share
+        /// that came back onto the same piece of board.
+        var enclosed: Double
+    }
+
+    /// How a square is told from other pale patches.
+    struct SquareRules {
+        /// Pale: at least this bright (luma).
+        var pale = 90
+        /// Flat: no neighbour two pixels away differs by this much or more.
+        var flat = 12
+        /// Colourless: chroma within this of neutral.
+        var colourless = 20
+        /// The inside's box is at least this full (a square seen at an angle is a parallelogram;
+        /// the rim's bracket or the net may cut a corner).
+        var fill = 0.7
+        /// The left, right and top sides must come back to board, each from at least this share
+        /// of their scan lines (the rim, its bracket and the net hang under the bottom one).
+        var sideShare = 0.5
+        /// The share of those that must reach one piece of board.
+        var enclosed = 0.8
+        /// That piece is less than this many times the square's width across and its height tall.
+        var board = 8
+    }
+
+    /// The backboard's inner square in `frames` (one picture, YUV 4:2:0, read through their
+    /// median): the largest pale patch enclosed by a thin line, in the upper part of the picture.
+    static func boardSquare(in frames: [VideoFrame], rules: SquareRules = .init()) -> BoardSquare? {
+        guard let first = frames.first,
+            frames.allSatisfy({
+                $0.format == .yuv420p && $0.planes.count == 3 && $0.width == first.width && $0.height == first.height
+            })
+        else { return nil }
+        let (width, height) = (first.planes[0].width, first.planes[0].height)
+        guard width >= 32, height >= 32 else { return nil }
+        // Smoothed over 3×3 pixels: a board in a dim gym is grainy, and grain two pixels apart
+        // differs by more than ``SquareRules/flat`` where the board is flat.
+        let luma = boxBlur(medianPlane(frames, 0), width: width, height: height)
+        let cb = medianPlane(frames, 1)
+        let cr = medianPlane(frames, 2)
+        let chromaColumns = first.planes[1].width
+        // Pale, flat, colourless board.
+        var board = [Bool](repeating: false, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let centre = Int(luma[y * width + x])
+                guard centre >= rules.pale else { continue }
+                let chroma = (y / 2) * chromaColumns + x / 2
+                guard abs(Int(cb[chroma]) - 128) <= rules.colourless, abs(Int(cr[chroma]) - 128) <= rules.colourless
+                else { continue }
+                let left = Int(luma[y * width + max(0, x - 2)])
+                let right = Int(luma[y * width + min(width - 1, x + 2)])
+                let up = Int(luma[max(0, y - 2) * width + x])
+                let down = Int(luma[min(height - 1, y + 2) * width + x])
+                board[y * width + x] =
+                    max(abs(centre - left), abs(centre - right), abs(centre - up), abs(centre - down)) < rules.flat
+            }
+        }
+        let (labels, pieces) = label(board, width: width, height: height)
+        var best: BoardSquare?
+        for (index, piece) in pieces.enumerated() {
+            let id = Int32(index + 1)
+            let (w, h) = (piece.maxX - piece.minX + 1, piece.maxY - piece.minY + 1)
+            guard w >= 6, h >= 4, w <= width / 8, 2 * w >= h, w <= 3 * h,
+                Double(piece.count) >= rules.fill * Double(w * h),
+                Double(piece.minY + piece.maxY + 1) / 2 < Accumulator.lowestRimCentre * Double(height)
+            else { continue }
+            // Out from the middle of each side, along the middle three fifths of it: across the
+            // piece, then a thin line (up to 45 % of the square's smaller side, 10 px at least: the
+            // smoothing and the flatness test widen a line by three pixels each side), then board
+            // again.
+            let longest = max(10, Int(0.45 * Double(min(w, h))))
+            let (centreX, centreY) = ((piece.minX + piece.maxX) / 2, (piece.minY + piece.maxY) / 2)
+            func span(_ low: Int, _ high: Int) -> [Int] {
+                let (from, to) = (low + (high - low + 1) / 5, high - (high - low + 1) / 5)
+                return from <= to ? Array(from...to) : [(low + high) / 2]
+            }
+            var landed: [Int32: Int] = [:]
+            func scan(_ starts: [(Int, Int)], _ dx: Int, _ dy: Int, counted: Bool = true) -> Double {
+                var back = 0
+                for (startX, startY) in starts {
+                    var (x, y) = (startX, startY)
+                    func inside() -> Bool { x >= 0 && x < width && y >= 0 && y < height }
+                    while inside(), labels[y * width + x] == id { (x, y) = (x + dx, y + dy) }
+                    var line = 0
+                    while inside(), !board[y * width + x], line <= longest {
+                        (x, y) = (x + dx, y + dy)
+                        line += 1
+                    }
+                    guard line >= 1, line <= longest, inside(), board[y * width + x] else { continue }
+                    back += 1
+                    if counted { landed[labels[y * width + x], default: 0] += 1 }
+                }
+                return Double(back) / Double(max(1, starts.count))
+            }
+            let rows = span(piece.minY, piece.maxY).map { (centreX, $0) }
+            let columns = span(piece.minX, piece.maxX).map { ($0, centreY) }
+            let sides = [
+                scan(rows, -1, 0), scan(rows, 1, 0), scan(columns, 0, -1), scan(columns, 0, 1, counted: false),
+            ]
+            guard sides.prefix(3).allSatisfy({ $0 >= rules.sideShare }),
+                let (board, around) = landed.max(by: { $0.value < $1.value })
+            else { continue }
+            let enclosed = Double(around) / Double(landed.values.reduce(0, +))
+            // A board is about three squares wide and two and a half tall (more where it runs
+            // into a pale wall or sky beyond a thin edge); the page around a letter in a picture
+            // of text goes on much further.
+            let outside = pieces[Int(board) - 1]
+            guard enclosed >= rules.enclosed, outside.maxX - outside.minX < rules.board * w,
+                outside.maxY - outside.minY < rules.board * h,
+                w * h > (best.map { $0.width * $0.height } ?? 0)
+            else { continue }
+            best = BoardSquare(x: piece.minX, y: piece.minY, width: w, height: h, sides: sides, enclosed: enclosed)
+        }
+        return best
+    }
+
+    /// How sure a ring under a board's square must be (``Ring/score``): less than at a tap
+    /// (``RingSearch/minimumScore``), as the square already says a hoop is there. A grey rim 2 px
+    /// thick seen from behind or at 45° on the 3D court scored 0.49–0.67 where it is, a rim
+    /// on the phone videos 0.66–0.69.
+    static let ringUnderSquare = 0.4
+
+    /// The rim under the board's inner square in `frames`, or nil when there is no square or no
+    /// ring is clear under it.
+    static func ringUnderBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
+        guard let first = frames.first, let square = boardSquare(in: frames) else { return nil }
+        let (w, h) = (Double(first.width), Double(first.height))
+        let (side, tall) = (Double(square.width), Double(square.height))
+        // The rim's centre is level with the square's bottom or a little below it (a camera under
+        // the rim sees the ring's near side lower), and out to either side by up to two of the
+        // square's widths (the rim sticks out toward the camera). Its size goes with the square's
+        // height, not its width: the square narrows as the board turns away, a circle does not,
+        // and both are seen from about the same height. A rim is 0.45 m across under a square
+        // about 0.4 m tall inside, which the pale patch found is about 4 px short of (the line's
+        // edges are not flat): half-widths of 0.5–1.1 times that height plus 4 px (on three phone
+        // videos and the 3D court, 0.7–0.9).
+        let across = tall + 4
+        var search = RingSearch()
+        search.reach = max(3, 2 * side) / w
+        search.reachY = max(3, 0.3 * tall) / h
+        // No smaller than the orange finder's smallest rim (a 60th of the picture): a ring that
+        // small under a square of a few pixels is a letter under a letter in a picture of text.
+        search.smallest = max(0.5 * across / w, 1.0 / 120)
+        search.largest = 1.1 * across / w
+        // The best ring, near enough: the widest within a tap's wider margin of it (kept there
+        // against a net's small loops, smaller than the range here) reaches out along the board's
+        // bottom edge beside the rim (1.4 times too wide at 45° on the 3D court).
+        search.slack = 0.04
+        guard
+            let point = try? RimPoint(
+                x: (Double(square.x) + side / 2) / w, y: min(1, (Double(square.y) + tall * 1.1) / h)),
+            let ring = ring(near: point, frames: frames, search: search), ring.score >= ringUnderSquare
+        else { return nil }
+        return (square, ring)
+    }
+
+    /// `plane` (`width`×`height`) with each pixel the mean of the 3×3 around it (clipped at the edges).
+    static func boxBlur(_ plane: [UInt8], width: Int, height: Int) -> [UInt8] {
+        var rows = [UInt16](repeating: 0, count: plane.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (left, right) = (max(0, x - 1), min(width - 1, x + 1))
+                var sum = 0
+                for column in left...right { sum += Int(plane[y * width + column]) }
+                rows[y * width + x] = UInt16(sum * 16 / (right - left + 1))
+            }
+        }
+        var out = [UInt8](repeating: 0, count: plane.count)
+        for y in 0..<height {
+            let (top, bottom) = (max(0, y - 1), min(height - 1, y + 1))
+            for x in 0..<width {
+                var sum = 0
+                for row in top...bottom { sum += Int(rows[row * width + x]) }
+                out[y * width + x] = UInt8(sum / (16 * (bottom - top + 1)))
+            }
+        }
+        return out
+    }
+
+    /// One plane of `frames`, pixel by pixel the median of their values.
+    static func medianPlane(_ frames: [VideoFrame], _ plane: Int) -> [UInt8] {
+        let first = frames[0].planes[plane]
+        let (width, height) = (first.width, first.height)
+        var out = [UInt8](repeating: 0, count: width * height)
+        var readings = [UInt8](repeating: 0, count: frames.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                for (index, frame) in frames.enumerated() {
+                    let bytes = frame.planes[plane]
+                    readings[index] = bytes.bytes[y * bytes.bytesPerRow + x]
+                }
+                readings.sort()
+                out[y * width + x] = readings[readings.count / 2]
+            }
+        }
+        return out
+    }
+
+    struct Piece {
+        var minX = Int.max
+        var maxX = Int.min
+        var minY = Int.max
+        var maxY = Int.min
+        var count = 0
+    }
+
+    /// Pieces of set pixels (each touching another of its piece side by side or above and
+    /// below): a label per pixel (0 for unset, then 1, 2, … in the order of `pieces`).
+    static func label(_ mask: [Bool], width: Int, height: Int) -> (labels: [Int32], pieces: [Piece]) {
+        var labels = [Int32](repeating: 0, count: mask.count)
+        var pieces: [Piece] = []
+        var stack: [Int] = []
+        for start in mask.indices where mask[start] && labels[start] == 0 {
+            let id = Int32(pieces.count + 1)
+            var piece = Piece()
+            labels[start] = id
+            stack.append(start)
+            while let index = stack.popLast() {
+                let (y, x) = index.quotientAndRemainder(dividingBy: width)
+                piece.minX = min(piece.minX, x)
+                piece.maxX = max(piece.maxX, x)
+                piece.minY = min(piece.minY, y)
+                piece.maxY = max(piece.maxY, y)
+                piece.count += 1
+                func visit(_ next: Int) {
+                    if mask[next], labels[next] == 0 {
+                        labels[next] = id
+                        stack.append(next)
+                    }
+                }
+                if x > 0 { visit(index - 1) }
+                if x < width - 1 { visit(index + 1) }
+                if y > 0 { visit(index - width) }
+                if y < height - 1 { visit(index + width) }
+            }
+            pieces.append(piece)
+        }
+        return (labels, pieces)
+    }
+}
