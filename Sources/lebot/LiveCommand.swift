@@ -47,7 +47,7 @@ struct LiveCommand: AsyncParsableCommand {
     @Flag(help: "Do not speak.") var quiet = false
     @Flag(
         help:
-            "Print one JSON object per shot (and a summary at the end); {\"ballCue\": \"brightness\"} when the ball starts being followed by its brightness."
+            "Print one JSON object per shot (and a summary at the end); {\"rimFound\": …} when the rim is found (box, confidence, what was seen), {\"ballCue\": \"brightness\"} when the ball starts being followed by its brightness."
     ) var json = false
 
     func run() async throws {
@@ -85,9 +85,11 @@ struct LiveCommand: AsyncParsableCommand {
             summary = try session.run(
                 source: mediaSource,
                 onRim: { found in
-                    if !printJSONLines {
+                    if printJSONLines {
+                        printJSONLine(["rimFound": found])
+                    } else {
                         print(
-                            "Rim found at \(found.rim.argument) (confidence \(Int(found.confidence * 100)) %); --rim overrides it."
+                            "Rim found at \(found.rim.argument) (confidence \(Int(found.confidence * 100)) %: \(found.evidence)); --rim overrides it."
                         )
                     }
                 },

@@ -257,8 +257,10 @@ enum RimSeeds {
     /// The 3D court with grey steel rims (seed 1, tuning): at 45° and from behind the board faces
     /// the camera and the rim is found under its square; from the side the board is edge on, no
     /// square shows, and the finder says so rather than guess. The same seed with its orange rim
-    /// is still found by the orange (and its evidence says so).
-    @Test func steelRimsOnTheCourtAreFoundUnderTheSquareWhereTheBoardShowsIt() throws {
+    /// is still found by the orange (and its evidence says so). Read as a camera stream
+    /// (`lebot live`, no `--rim`), the steel rim from behind is found the same way and every
+    /// shot is counted.
+    @Test func steelRimsOnTheCourtAreFoundUnderTheSquareWhereTheBoardShowsIt() async throws {
         for placement in [CourtCorpus.Placement.angledLeft, .behind, .sideLeft] {
             for steel in [true, false] {
                 var options = CourtCorpus.Options(placement: placement, width: 960, height: 540, events: 2)
@@ -277,6 +279,20 @@ enum RimSeeds {
                 let score = rimError(result.rim, video.rim)
                 #expect(score.isFound, "\(placement) steel \(steel): \(result.rim) (\(result.evidence))")
                 #expect(result.evidence.contains("inner square") == steel, "\(result.evidence)")
+                guard steel, placement == .behind else { continue }
+                let run = try await lebot(["live", video.path, "--quiet", "--json"])
+                #expect(run.status == 0, "\(run.stderr)")
+                let lines = run.stdout.split(separator: "\n").compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+                let live = try #require(lines.first?["rimFound"] as? [String: Any], "\(run.stdout)")
+                #expect((live["evidence"] as? String)?.contains("inner square") == true, "\(live)")
+                let box = try #require(live["rim"] as? [String: Double])
+                let liveScore = RimScore(
+                    found: [box["x"] ?? 0, box["y"] ?? 0, box["width"] ?? 0, box["height"] ?? 0], truth: video.rim)
+                #expect(liveScore.isFound, "live: \(box) against \(video.rim)")
+                let shots = lines.filter { $0["shot"] != nil }.count
+                #expect(shots == video.events.filter(\.kind.isShot).count, "\(run.stdout)")
             }
         }
     }

@@ -162,9 +162,13 @@ extension RimFinder {
         var search = RingSearch()
         search.reach = max(3, 2 * side) / w
         search.reachY = max(3, 0.3 * tall) / h
-        // No smaller than the orange finder's smallest rim (a 60th of the picture): a ring that
-        // small under a square of a few pixels is a letter under a letter in a picture of text.
-        search.smallest = max(0.5 * across / w, 1.0 / 120)
+        // Nor narrower than the square allows: a rim is 0.83 of the square's width inside, which
+        // turning away only narrows (0.38 of it plus the 6 px the patch is short of, for half;
+        // at 640 px from behind a ring two thirds wide inside the rim's thick outline fitted
+        // better). And no smaller than the orange finder's smallest rim (a 60th of the picture): a
+        // ring that small under a square of a few pixels is a letter under a letter in a picture
+        // of text.
+        search.smallest = max(0.5 * across / w, 0.38 * (side + 6) / w, 1.0 / 120)
         search.largest = 1.1 * across / w
         // The best ring, near enough: the widest within a tap's wider margin of it (kept there
         // against a net's small loops, smaller than the range here) reaches out along the board's

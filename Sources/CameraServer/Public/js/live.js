@@ -2,7 +2,8 @@
 // MediaRecorder) and sent to the server, which finds the rim, follows the ball and decides each
 // shot; this page shows the count, each shot with its tip, and speaks the tip. The session is
 // saved to the workout history when it ends. A rim the server does not find (one that is not
-// painted orange) is tapped in the picture: the session starts again with the ring there fitted.
+// painted orange, seen from the side where the board's square does not show) is tapped in the
+// picture: the session starts again with the ring there fitted.
 import { sendRecording, webmType } from "./recording.js";
 import { $, el, fractionAt, placeOver, still, toast } from "./ui.js";
 
