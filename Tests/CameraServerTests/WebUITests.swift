@@ -1007,6 +1007,50 @@ struct WebUITests {
     }
 
     @Test(
+        "live training at a grey steel rim seen at 45° (an outdoor hoop, no orange): the rim found under the board's square with no tap, the shots counted, saved"
+    )
+    func liveTrainingAtASteelRim() async throws {
+        let folder = try temporaryDirectory()
+        var options = CourtCorpus.Options(placement: .angledLeft, width: 960, height: 540, events: 4)
+        options.steelRim = true
+        let workout = try #require(
+            try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
+        let shots = workout.events.filter(\.kind.isShot)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("outdoors")
+        try await Browser.withFakeCamera(playing: workout.path, .phone) { browser in
+            try await Self.signIn(browser, server, as: "outdoors")
+            try await Self.tab(browser, "coach")
+            try await browser.click("#live-start")
+            try await browser.wait(
+                for: "the rim, found without a tap", timeout: .seconds(40),
+                "return document.getElementById('live-status').innerText.startsWith('Rim found')")
+            try await browser.wait(
+                for: "every shot of one pass of the video", timeout: .seconds(workout.duration + 40),
+                "return document.querySelectorAll('#live-shots li').length >= \(shots.count)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-live-steel", .phone)
+            try await browser.click("#live-stop")
+            try await browser.wait(
+                for: "the saved session", timeout: .seconds(30),
+                "return document.getElementById('live-status').innerText.startsWith('Session saved')")
+        }
+        // The rim was found under the board's square, where the truth has it.
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        let id = try #require(history.first?["id"] as? String, "\(history)")
+        let saved = try await server.request(.GET, "/api/lebot/workouts/\(id)", token: user.token).object
+        let analysis = try #require(saved["analysis"] as? [String: Any], "\(saved)")
+        let found = try #require(analysis["rimFound"] as? [String: Any], "\(analysis.keys)")
+        #expect((found["evidence"] as? String)?.contains("inner square") == true, "\(found)")
+        let box = try #require(found["rim"] as? [String: Double])
+        let score = RimScore(
+            found: [box["x"] ?? 0, box["y"] ?? 0, box["width"] ?? 0, box["height"] ?? 0], truth: workout.rim)
+        #expect(score.isFound, "\(box) against \(workout.rim)")
+        #expect((history.first?["shots"] as? Int ?? 0) >= shots.count, "\(history)")
+    }
+
+    @Test(
         "coach: a video where no hoop can be found asks the user to tap the rim; the ring at the tap is fitted, drawn and said"
     )
     func coachNoHoopAsksForATap() async throws {
