@@ -61,11 +61,12 @@ enum RealFootageBench {
             "LeBot on real footage (\(heldOut ? "tuning and held-out videos" : "tuning videos only")), from \(folder)")
         print("")
         print(
-            "| video | held out | rim | finder's box, confidence | no `--rim`: found, right, extra | true rim given: found, right, extra | live, true rim given |"
+            "| video | held out | rim | finder's box, confidence | no `--rim`: found, right, extra | true rim given: found, right, extra | live, true rim given | live, no `--rim`: rim; found, right, extra |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
         var rims = 0
-        var (asRun, given, live) = (Tally(), Tally(), Tally())
+        var liveRims = 0
+        var (asRun, given, live, liveAsRun) = (Tally(), Tally(), Tally(), Tally())
         for video in videos {
             let path = "\(folder)/\(video.name)"
             let found = try RimFinder().find(in: path)
@@ -93,30 +94,55 @@ enum RealFootageBench {
             var videoGiven = Tally()
             videoGiven.add(video, try analyze(path, lebot: lebot, rim: trueRim))
             var videoLive = Tally()
-            videoLive.add(video, try liveShots(path, lebot: lebot, rim: trueRim))
+            videoLive.add(video, try liveShots(path, lebot: lebot, rim: trueRim).shots)
+            // Live with no rim given: found in the stream's first seconds (at the analysis's size).
+            var videoLiveAsRun = Tally()
+            let liveCell: String
+            if let run = try? liveShots(path, lebot: lebot), let liveFound = run.found {
+                let right = RimScore(
+                    found: [liveFound.rim.x, liveFound.rim.y, liveFound.rim.width, liveFound.rim.height],
+                    truth: video.rim
+                ).isFound
+                if right { liveRims += 1 }
+                videoLiveAsRun.add(video, run.shots)
+                liveCell = "\(right ? "right" : "**wrong**"); \(videoLiveAsRun.cells)"
+            } else {
+                videoLiveAsRun.attempts = video.shots.count
+                liveCell = "no hoop: asks for it"
+            }
             asRun = asRun + videoAsRun
             given = given + videoGiven
             live = live + videoLive
+            liveAsRun = liveAsRun + videoLiveAsRun
             print(
-                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) | \(videoLive.cells) |"
+                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) | \(videoLive.cells) | \(liveCell) |"
             )
         }
-        print("| all | | \(rims)/\(videos.count) | | \(asRun.cells) | \(given.cells) | \(live.cells) |")
+        print(
+            "| all | | \(rims)/\(videos.count) | | \(asRun.cells) | \(given.cells) | \(live.cells) | \(liveRims)/\(videos.count); \(liveAsRun.cells) |"
+        )
         print("")
         print(
-            "found: shots reported within 2 s before the ball reached the rim / shots called by eye; right: makes and misses called right / found shots whose outcome the picture shows; extra: shots reported where there was none. live: `lebot live FILE --rim …` (the file read as a camera stream, once)."
+            "found: shots reported within 2 s before the ball reached the rim / shots called by eye; right: makes and misses called right / found shots whose outcome the picture shows; extra: shots reported where there was none. live: `lebot live FILE [--rim …]` (the file read as a camera stream, once; with no rim, the rim the stream found is scored like the finder's)."
         )
     }
 
-    /// The shots `lebot live` tells reading the file as a stream (one JSON line per shot).
-    static func liveShots(_ path: String, lebot: String, rim: String) throws -> [ShotEvent] {
-        /// A line of `lebot live --json`: a shot's report, or (no `shot`) the session's stats or
-        /// its ball cue.
-        struct Line: Decodable { var shot: ShotEvent? }
-        let run = try Subprocess.run(lebot, ["live", path, "--rim", rim, "--json", "--quiet"])
-        return try run.stdout.split(separator: "\n").compactMap {
-            try JSONDecoder().decode(Line.self, from: Data($0.utf8)).shot
+    /// What `lebot live` tells reading the file as a stream (one JSON line per shot): the rim it
+    /// found when none is given, and the shots. Throws when it ends in an error (no hoop found).
+    static func liveShots(_ path: String, lebot: String, rim: String? = nil) throws -> (
+        found: RimFinder.Result?, shots: [ShotEvent]
+    ) {
+        /// A line of `lebot live --json`: a shot's report, the rim found, or (neither) the
+        /// session's stats or its ball cue.
+        struct Line: Decodable {
+            var shot: ShotEvent?
+            var rimFound: RimFinder.Result?
         }
+        let run = try Subprocess.run(lebot, ["live", path, "--json", "--quiet"] + (rim.map { ["--rim", $0] } ?? []))
+        let lines = try run.stdout.split(separator: "\n").map {
+            try JSONDecoder().decode(Line.self, from: Data($0.utf8))
+        }
+        return (lines.lazy.compactMap(\.rimFound).first, lines.compactMap(\.shot))
     }
 
     static func analyze(_ path: String, lebot: String, rim: String? = nil) throws -> [ShotEvent] {

@@ -1,3 +1,4 @@
+import CameraCommon
 import CameraServer
 import CameraTestPeers
 import CameraTesting
@@ -10,6 +11,25 @@ import WatchBoxKit
 /// ipycam from PyPI in a namespace of its own — and one that only claims to be it is not.
 @Suite("Server: following a camera to a new address", .serialized)
 struct CameraFollowerTests {
+    /// One poll's answer; nil (after half a second) when its connection broke before an answer:
+    /// once in a fresh-clone CI run a poll's connection was closed under it ("I/O on closed
+    /// channel"). Polls go on to their deadline, so a server that stopped answering fails there on
+    /// what was last seen; `broken` counts broken polls in a row, and a fourth fails at once.
+    func poll(_ broken: inout Int, _ request: () async throws -> TestServer.Reply) async throws
+        -> TestServer.Reply?
+    {
+        do {
+            let reply = try await request()
+            broken = 0
+            return reply
+        } catch let error as MediaError where error.kind == .network {
+            broken += 1
+            if broken > 3 { throw error }
+            try await Task.sleep(for: .milliseconds(500))
+            return nil
+        }
+    }
+
     /// Polls the camera until `done` holds; returns the last answer.
     func camera(
         _ server: TestServer, _ id: String, token: String, seconds: Double,
@@ -18,9 +38,18 @@ struct CameraFollowerTests {
         let deadline = Date().addingTimeInterval(seconds)
         var camera: [String: Any] = [:]
         var events: [(kind: String, reason: String)] = []
+        var broken = 0
         repeat {
-            camera = try await server.request(.GET, "/api/cameras/\(id)", token: token).object
-            let timeline = try await server.request(.GET, "/api/cameras/\(id)/timeline", token: token).object
+            guard
+                let answer = try await poll(
+                    &broken, { try await server.request(.GET, "/api/cameras/\(id)", token: token) }),
+                let timeline = try await poll(
+                    &broken,
+                    {
+                        try await server.request(.GET, "/api/cameras/\(id)/timeline", token: token)
+                    })?.object
+            else { continue }
+            camera = answer.object
             events = (timeline["events"] as? [[String: Any]] ?? []).compactMap { event in
                 guard let kind = event["kind"] as? String, let reason = event["reason"] as? String else { return nil }
                 return (kind, reason)
@@ -34,10 +63,16 @@ struct CameraFollowerTests {
     func health(_ server: TestServer, _ id: String, token: String, seconds: Double) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var state = ""
+        var broken = 0
         repeat {
-            state =
-                try await server.request(.GET, "/api/cameras/\(id)/health", token: token).object["state"] as? String
-                ?? ""
+            guard
+                let answer = try await poll(
+                    &broken,
+                    {
+                        try await server.request(.GET, "/api/cameras/\(id)/health", token: token)
+                    })
+            else { continue }
+            state = answer.object["state"] as? String ?? ""
             if state == "playing" { break }
             try await Task.sleep(for: .milliseconds(500))
         } while Date() < deadline

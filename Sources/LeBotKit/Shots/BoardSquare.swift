@@ -83,9 +83,9 @@ extension RimFinder {
         var best: BoardSquare?
         for (index, piece) in pieces.enumerated() {
             let id = Int32(index + 1)
-            let (w, h) = (piece.maxX - piece.minX + 1, piece.maxY - piece.minY + 1)
+            let (w, h) = (piece.w, piece.h)
             guard w >= 6, h >= 4, w <= width / 8, 2 * w >= h, w <= 3 * h,
-                Double(piece.count) >= rules.fill * Double(w * h),
+                Double(piece.pixels) >= rules.fill * Double(w * h),
                 Double(piece.minY + piece.maxY + 1) / 2 < Accumulator.lowestRimCentre * Double(height)
             else { continue }
             // Out from the middle of each side, along the middle three fifths of it: across the
@@ -224,32 +224,20 @@ extension RimFinder {
         return out
     }
 
-    struct Piece {
-        var minX = Int.max
-        var maxX = Int.min
-        var minY = Int.max
-        var maxY = Int.min
-        var count = 0
-    }
-
     /// Pieces of set pixels (each touching another of its piece side by side or above and
     /// below): a label per pixel (0 for unset, then 1, 2, … in the order of `pieces`).
-    static func label(_ mask: [Bool], width: Int, height: Int) -> (labels: [Int32], pieces: [Piece]) {
+    static func label(_ mask: [Bool], width: Int, height: Int) -> (labels: [Int32], pieces: [Accumulator.Shape]) {
         var labels = [Int32](repeating: 0, count: mask.count)
-        var pieces: [Piece] = []
+        var pieces: [Accumulator.Shape] = []
         var stack: [Int] = []
         for start in mask.indices where mask[start] && labels[start] == 0 {
             let id = Int32(pieces.count + 1)
-            var piece = Piece()
+            var piece = Accumulator.Shape()
             labels[start] = id
             stack.append(start)
             while let index = stack.popLast() {
                 let (y, x) = index.quotientAndRemainder(dividingBy: width)
-                piece.minX = min(piece.minX, x)
-                piece.maxX = max(piece.maxX, x)
-                piece.minY = min(piece.minY, y)
-                piece.maxY = max(piece.maxY, y)
-                piece.count += 1
+                piece.include(x, y)
                 func visit(_ next: Int) {
                     if mask[next], labels[next] == 0 {
                         labels[next] = id

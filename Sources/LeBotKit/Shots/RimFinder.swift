@@ -264,6 +264,15 @@ public struct RimFinder: Sendable {
             var stability = 0.0
             var w: Int { maxX - minX + 1 }
             var h: Int { maxY - minY + 1 }
+
+            /// Grows the box to take in the pixel at column `x`, row `y`, and counts it.
+            mutating func include(_ x: Int, _ y: Int) {
+                minX = min(minX, x)
+                maxX = max(maxX, x)
+                minY = min(minY, y)
+                maxY = max(maxY, y)
+                pixels += 1
+            }
         }
 
         /// How far down the picture a rim's centre may be, as a fraction of its height.
@@ -359,11 +368,7 @@ public struct RimFinder: Sendable {
                 stack.append(start)
                 while let index = stack.popLast() {
                     let (row, column) = index.quotientAndRemainder(dividingBy: columns)
-                    shape.minX = min(shape.minX, column)
-                    shape.maxX = max(shape.maxX, column)
-                    shape.minY = min(shape.minY, row)
-                    shape.maxY = max(shape.maxY, row)
-                    shape.pixels += 1
+                    shape.include(column, row)
                     total += Int(orange[index])
                     // Neighbours up to two chroma pixels away: a thin rim seen at an angle against
                     // a white board is orange only in pieces, a pixel or two apart.
