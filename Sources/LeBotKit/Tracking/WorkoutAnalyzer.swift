@@ -199,6 +199,35 @@ public struct WorkoutAnalyzer: Sendable {
         return analysis
     }
 
+    /// The first frames of a source decoded a second time, at the finder's size and held still
+    /// as the finder holds them (``RimFinder/FitFrames``).
+    struct StartFrames {
+        let decoder: VideoDecoder
+        let still: FrameStabilizer?
+        var frames = RimFinder.FitFrames()
+
+        init(reader: MediaReader, width: Int, height: Int) throws(MediaError) {
+            let finder = RimFinder()
+            let size = RimFinder.decodedSize(width, height, atMost: finder.analysisWidth)
+            decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: size, threads: 1)
+            still = finder.stabilizer.map { FrameStabilizer(configuration: $0) }
+        }
+
+        /// Decodes `sample` (nil: what the decoder still holds) and keeps the frames wanted.
+        mutating func take(_ sample: MediaSample?) throws(MediaError) {
+            let decoded: [VideoFrame]
+            if let sample {
+                decoded = try decoder.decode(sample)
+            } else {
+                decoded = try decoder.flush()
+            }
+            for frame in decoded where !frames.isFull {
+                let time = frame.pts?.seconds ?? 0
+                frames.offer(still?.stabilize(frame, time: time) ?? frame, at: time)
+            }
+        }
+    }
+
     /// Whether `brightness` saw clearly more shots than `colour`: half as many again, and one more.
     /// Where the ball is orange the colour model sees every shot and brightness fewer (people and
     /// the net move too); where it is not, colour sees few or none.
@@ -310,17 +339,15 @@ public struct WorkoutAnalyzer: Sendable {
         var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
         let watchRim = (self.rim == nil && rimPoint == nil) || self.rimFound != nil
-        // Fitting the ring at the point given: the fit's frames decoded at the finder's size (the
-        // fit on a file reads the same), beside the analysis's, until it has them.
-        var fitting: (point: RimPoint, decoder: VideoDecoder, frames: RimFinder.FitFrames, still: FrameStabilizer?)?
-        if self.rim == nil, let point = rimPoint {
-            let finder = RimFinder()
-            let size = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: finder.analysisWidth)
-            fitting = (
-                point, try VideoDecoder(reader: reader, format: .yuv420p, size: size, threads: 1),
-                RimFinder.FitFrames(), finder.stabilizer.map { FrameStabilizer(configuration: $0) }
-            )
+        // The first frames decoded at the finder's size (as the finder and the fit read a file),
+        // beside the analysis's, until there are enough: to fit the ring at the point given, or,
+        // with nothing given, to look under the board's square for a rim that is not orange (a
+        // ring a few pixels tall fits wrong at 640 px).
+        var start: StartFrames?
+        if self.rim == nil {
+            start = try StartFrames(reader: reader, width: sourceWidth, height: sourceHeight)
         }
+        var fitting = self.rim == nil ? rimPoint : nil
         /// Shots are looked for against `rim` from the frames held on.
         func resume(with rim: RimCalibration, netBelow: Bool) throws(MediaError) {
             lostRim = nil
@@ -330,25 +357,16 @@ public struct WorkoutAnalyzer: Sendable {
             held = []
             for taken in waiting { try handle(taken) }
         }
-        /// The fit's frames from `sample` (all the decoder holds when nil); the ring fitted once
-        /// they are all there, or at the end.
-        func fitRim(_ sample: MediaSample?) throws(MediaError) {
-            guard var current = fitting else { return }
-            let decoded: [VideoFrame]
-            if let sample {
-                decoded = try current.decoder.decode(sample)
-            } else {
-                decoded = try current.decoder.flush()
-            }
-            for frame in decoded where !current.frames.isFull {
-                let time = frame.pts?.seconds ?? 0
-                current.frames.offer(current.still?.stabilize(frame, time: time) ?? frame, at: time)
-            }
-            fitting = current
-            guard current.frames.isFull || sample == nil else { return }
+        /// The first frames from `sample` (all the decoder holds when nil); the ring fitted at the
+        /// point given once they are all there, or at the end.
+        func takeStart(_ sample: MediaSample?) throws(MediaError) {
+            guard var current = start, !current.frames.isFull else { return }
+            try current.take(sample)
+            start = current
+            guard let point = fitting, current.frames.isFull || sample == nil else { return }
             fitting = nil
             guard !current.frames.frames.isEmpty else { return }
-            let fit = try RimFinder.fit(near: current.point, frames: current.frames.frames)
+            let fit = try RimFinder.fit(near: point, frames: current.frames.frames)
             (rim, rimFitted) = (fit.rim, fit)
             onFit(fit)
             try resume(with: fit.rim, netBelow: false)
@@ -373,13 +391,16 @@ public struct WorkoutAnalyzer: Sendable {
             onRim(result)
             try resume(with: result.rim, netBelow: result.netBelow ?? false)
         }
-        /// The rim under the board's inner square in the first frames held (as the finder reads a file).
+        /// The rim under the board's inner square in the first frames (at the finder's size when
+        /// they were decoded so; when the rim is looked for again, in the first frames held).
         func underBoard() -> RimFinder.Result? {
-            var start = RimFinder.FitFrames()
-            for taken in held where !start.isFull {
-                start.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0)
+            var frames = RimFinder.FitFrames()
+            if lostRim == nil, let start, !start.frames.frames.isEmpty {
+                frames = start.frames
+            } else {
+                for taken in held where !frames.isFull { frames.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0) }
             }
-            return RimFinder().underBoard(in: start.frames, frames: finder.frames)
+            return RimFinder().underBoard(in: frames.frames, frames: finder.frames)
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
@@ -480,10 +501,10 @@ public struct WorkoutAnalyzer: Sendable {
         while let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
             for frame in try decoder.decode(sample) { try take(frame) }
-            try fitRim(sample)
+            try takeStart(sample)
         }
         for frame in try decoder.flush() { try take(frame) }
-        try fitRim(nil)
+        try takeStart(nil)
         if let detecting = shotDetector {
             // Bare at the very end: too short to call the camera moved.
             for taken in suspect { try analyse(taken, with: detecting) }
