@@ -254,7 +254,7 @@ enum RimSeeds {
         #expect(try RimFinder().find(in: page) == nil)
     }
 
-    /// The 3D court with grey steel rims (seed 1, tuning): at 45° and from behind the board faces
+    /// The 3D court with grey steel rims (seed 1, tuning, six events): at 45° and from behind the board faces
     /// the camera and the rim is found under its square; from the side the board is edge on, no
     /// square shows, and the finder says so rather than guess. The same seed with its orange rim
     /// is still found by the orange (and its evidence says so). Read as a camera stream
@@ -263,7 +263,10 @@ enum RimSeeds {
     @Test func steelRimsOnTheCourtAreFoundUnderTheSquareWhereTheBoardShowsIt() async throws {
         for placement in [CourtCorpus.Placement.angledLeft, .behind, .sideLeft] {
             for steel in [true, false] {
-                var options = CourtCorpus.Options(placement: placement, width: 960, height: 540, events: 2)
+                // The steel rims at 720p, as the court bench renders them (at 540p this seed's
+                // rim never looked bare for long enough to be taken for a moved camera).
+                var options = CourtCorpus.Options(
+                    placement: placement, width: steel ? 1280 : 960, height: steel ? 720 : 540, events: 6)
                 options.steelRim = steel
                 let video = try #require(
                     try CourtCorpus.generate(
@@ -279,7 +282,16 @@ enum RimSeeds {
                 let score = rimError(result.rim, video.rim)
                 #expect(score.isFound, "\(placement) steel \(steel): \(result.rim) (\(result.evidence))")
                 #expect(result.evidence.contains("inner square") == steel, "\(result.evidence)")
-                guard steel, placement == .behind else { continue }
+                guard steel else { continue }
+                // The camera never moves. A grey rim is not watched by its orange: an orange ball
+                // passing it made it look orange, then bare, and the camera was taken to move.
+                let analysis = try await lebot(["analyze", video.path, "--json"])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(analysis.stdout.utf8)) as? [String: Any],
+                    "\(analysis.stderr)")
+                #expect(object["rimFound"] != nil && object["shots"] != nil, "\(object.keys)")
+                #expect(((object["rimMoves"] as? [Any]) ?? []).isEmpty, "\(placement): \(object["rimMoves"] ?? "")")
+                guard placement == .behind else { continue }
                 let run = try await lebot(["live", video.path, "--quiet", "--json"])
                 #expect(run.status == 0, "\(run.stderr)")
                 let lines = run.stdout.split(separator: "\n").compactMap {

@@ -27,6 +27,10 @@ public struct RimFinder: Sendable {
         /// Whether white that stays still hangs under the rim: a net (nil in analyses saved before
         /// this was kept).
         public var netBelow: Bool?
+        /// Found under the backboard's painted square (``ringUnderBoard(in:)``), not by its
+        /// orange: a rim that is not orange, which an orange ball passing makes look orange for a
+        /// moment, so its orange is not watched to tell that the camera moved (nil: by its orange).
+        public var underBoard: Bool? = nil
     }
 
     /// Seconds from the start of the video to sample.
@@ -63,12 +67,13 @@ public struct RimFinder: Sendable {
             return (accumulator?.frames ?? 0) >= samples && start.isFull
         }
         return accumulator?.result(minimumConfidence: minimumConfidence)
-            ?? underBoard(in: start.frames, frames: accumulator?.frames ?? 0)
+            ?? underBoard(in: start.frames, seen: accumulator)
     }
 
     /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
-    /// frames, as the fit at a tap reads them), when its ring is as sure as ``minimumConfidence``.
-    func underBoard(in start: [VideoFrame], frames: Int) -> Result? {
+    /// frames, as the fit at a tap reads them), when its ring is as sure as ``minimumConfidence``;
+    /// whether a net hangs under it, from the frames `seen` sampled over the video's start.
+    func underBoard(in start: [VideoFrame], seen: Accumulator?) -> Result? {
         guard let first = start.first, let (square, ring) = Self.ringUnderBoard(in: start) else { return nil }
         let (w, h) = (Double(first.width), Double(first.height))
         // Half the square (how much of it came back to one board), half the ring.
@@ -80,11 +85,12 @@ public struct RimFinder: Sendable {
             let rim = try? RimCalibration(
                 x: x, y: y, width: min(2 * ring.a / w, 1 - x), height: min(2 * ring.b / h, 1 - y))
         else { return nil }
+        let net = seen?.netBelow(rim) ?? false
         return Result(
-            rim: rim, confidence: confidence, frames: max(frames, start.count),
+            rim: rim, confidence: confidence, frames: max(seen?.frames ?? 0, start.count),
             evidence:
-                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px, and under it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)",
-            netBelow: false)
+                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px, and under it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
+            netBelow: net, underBoard: true)
     }
 
     /// The size a `width`×`height` video is decoded at for analysis: at most `limit` wide, even,
@@ -301,9 +307,7 @@ public struct RimFinder: Sendable {
                 // at 62 and 88 %.
                 guard Double(shape.minY + shape.maxY + 1) / 2 < Self.lowestRimCentre * Double(rows) else { continue }
                 // White below the rim (a net), and white beside or above it within a rim's width (a board).
-                let net = fraction(
-                    whiteStable, x: shape.minX...shape.maxX,
-                    y: (shape.maxY + 1)...(shape.maxY + max(2, shape.w * 3 / 4)))
+                let net = netFraction(whiteStable, x: shape.minX...shape.maxX, bottom: shape.maxY)
                 let board = fraction(
                     whiteStable, x: (shape.minX - shape.w)...(shape.maxX + shape.w),
                     y: (shape.minY - shape.w * 3 / 2)...(shape.maxY + 1))
@@ -388,6 +392,23 @@ public struct RimFinder: Sendable {
                 found.append(shape)
             }
             return found
+        }
+
+        /// The share of `whiteStable` under a rim spanning columns `x` whose lowest row is
+        /// `bottom` (chroma pixels), down three quarters of its width: a net hangs there.
+        func netFraction(_ whiteStable: [Bool], x: ClosedRange<Int>, bottom: Int) -> Double {
+            fraction(whiteStable, x: x, y: (bottom + 1)...(bottom + max(2, x.count * 3 / 4)))
+        }
+
+        /// Whether white stays still under `rim` (as fractions of the picture) in the frames
+        /// added, as ``result(minimumConfidence:)`` tells it for the rim it finds.
+        public func netBelow(_ rim: RimCalibration) -> Bool {
+            guard frames >= 3 else { return false }
+            let steady = UInt16((Double(frames) * 0.6).rounded(.up))
+            let left = Int(rim.x * Double(columns))
+            let right = max(left, Int(((rim.x + rim.width) * Double(columns)).rounded(.up)) - 1)
+            let bottom = Int(((rim.y + rim.height) * Double(rows)).rounded(.up)) - 1
+            return netFraction(white.map { $0 >= steady }, x: left...right, bottom: bottom) >= 0.02
         }
 
         /// The share of set pixels in a box (clipped to the picture).

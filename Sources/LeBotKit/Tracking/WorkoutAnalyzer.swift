@@ -400,7 +400,7 @@ public struct WorkoutAnalyzer: Sendable {
             } else {
                 for taken in held where !frames.isFull { frames.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0) }
             }
-            return RimFinder().underBoard(in: frames.frames, frames: finder.frames)
+            return RimFinder().underBoard(in: frames.frames, seen: finder)
         }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
@@ -420,7 +420,7 @@ public struct WorkoutAnalyzer: Sendable {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
             }
             let time = frame.pts?.seconds ?? Double(frames) / 30
-            if let current = shotDetector, watchRim, let lost = rimLostSeconds {
+            if let current = shotDetector, watchRim, rimFound?.underBoard != true, let lost = rimLostSeconds {
                 if time - lastCheck >= 0.25 {
                     lastCheck = time
                     let orange = RimFinder.orangeFraction(in: frame, rim: current.rim)
