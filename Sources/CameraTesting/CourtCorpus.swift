@@ -62,7 +62,17 @@ public enum CourtCorpus {
             "first scored at stop 41, before any change to the calls (its five faults printed): seen",
             [1801, 1802, 1803]
         ),
-        ("held-out, not yet scored or rendered", [1901, 1902, 1903]),
+        ("first scored at stop 42 (its seven faults printed): seen", [1901, 1902, 1903]),
+        ("held-out, not yet scored or rendered", [2301, 2302, 2303]),
+    ]
+    /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
+    /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
+    /// scenes are the same with an orange rim, so none of them is held out for the orange either.
+    public static let steelSeedSets: [(name: String, seeds: [UInt64])] = [
+        ("tuning", tuningSeeds),
+        ("first scored before the last two changes, then seen", [2001, 2002, 2003]),
+        ("first scored before the last change, then seen", [2101, 2102, 2103]),
+        ("scored once at the end of stop 42", [2201, 2202, 2203]),
     ]
 
     public struct Options: Sendable {

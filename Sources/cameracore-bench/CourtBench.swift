@@ -76,7 +76,10 @@ enum CourtBench {
                 && picture.frameRate == Format.standard.frameRate
         let sets =
             chosen.map { [(name: "chosen", seeds: $0)] }
-            ?? Array(CourtCorpus.seedSets.prefix(tuningOnly ? 1 : CourtCorpus.seedSets.count))
+            ?? {
+                let all = picture.steelRim ? CourtCorpus.steelSeedSets : CourtCorpus.seedSets
+                return Array(all.prefix(tuningOnly ? 1 : all.count))
+            }()
         for (name, all) in sets {
             let seeds = everySeed ? all : Array(all.prefix(1))
             let seedList = seeds.map(String.init).joined(separator: ", ")
