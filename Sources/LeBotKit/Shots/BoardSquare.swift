@@ -122,13 +122,13 @@ extension RimFinder {
                 scan(rows, -1, 0), scan(rows, 1, 0), scan(columns, 0, -1), scan(columns, 0, 1, counted: false),
             ]
             guard sides.prefix(3).allSatisfy({ $0 >= rules.sideShare }),
-                let (board, around) = landed.max(by: { $0.value < $1.value })
+                let (surrounding, around) = landed.max(by: { $0.value < $1.value })
             else { continue }
             let enclosed = Double(around) / Double(landed.values.reduce(0, +))
             // A board is about three squares wide and two and a half tall (more where it runs
             // into a pale wall or sky beyond a thin edge); the page around a letter in a picture
             // of text goes on much further.
-            let outside = pieces[Int(board) - 1]
+            let outside = pieces[Int(surrounding) - 1]
             guard enclosed >= rules.enclosed, outside.maxX - outside.minX < rules.board * w,
                 outside.maxY - outside.minY < rules.board * h,
                 w * h > (best.map { $0.width * $0.height } ?? 0)
@@ -155,17 +155,18 @@ extension RimFinder {
         // square's widths (the rim sticks out toward the camera). Its size goes with the square's
         // height, not its width: the square narrows as the board turns away, a circle does not,
         // and both are seen from about the same height. A rim is 0.45 m across under a square
-        // about 0.4 m tall inside, which the pale patch found is about 4 px short of (the line's
-        // edges are not flat): half-widths of 0.5–1.1 times that height plus 4 px (on three phone
-        // videos and the 3D court, 0.7–0.9).
+        // about 0.4 m tall inside. The pale patch found is a few pixels short of the square's
+        // inside (the smoothed edges of its line are not flat): about 4 px in height, 6 in width.
+        // Half-widths of 0.5–1.1 times the height plus 4 px (on three phone videos and the 3D
+        // court, 0.7–0.9).
         let across = tall + 4
         var search = RingSearch()
         search.reach = max(3, 2 * side) / w
         search.reachY = max(3, 0.3 * tall) / h
         // Nor narrower than the square allows: a rim is 0.83 of the square's width inside, which
-        // turning away only narrows (0.38 of it plus the 6 px the patch is short of, for half;
-        // at 640 px from behind a ring two thirds wide inside the rim's thick outline fitted
-        // better). And no smaller than the orange finder's smallest rim (a 60th of the picture): a
+        // turning away only narrows (a half-width of at least 0.38 times the patch's width plus
+        // 6 px; at 640 px from behind a ring two thirds wide, inside the rim's thick outline,
+        // fitted better). And no smaller than the orange finder's smallest rim (a 60th of the picture): a
         // ring that small under a square of a few pixels is a letter under a letter in a picture
         // of text.
         search.smallest = max(0.5 * across / w, 0.38 * (side + 6) / w, 1.0 / 120)
