@@ -87,6 +87,10 @@ public enum CourtCorpus {
         /// A grey steel rim, as on many outdoor courts (otherwise painted orange). Changes nothing
         /// else in the scene, so a seed renders the same workout either way.
         public var steelRim = false
+        /// The camera knocked once, as an event starts halfway through: the picture jumps 50–160 px
+        /// sideways and 16–60 px up or down (at 1280×720, scaled with the width) and stays there.
+        /// Drawn from its own numbers, so a seed renders the same workout with or without it.
+        public var knock = false
 
         public init(placement: Placement, width: Int = 1280, height: Int = 720, frameRate: Int = 30, events: Int = 8) {
             self.placement = placement
@@ -706,6 +710,19 @@ public enum CourtCorpus {
             let dy = amplitude * (0.6 * sin(time * 1.7 + shakePhases[2]) + 0.4 * sin(time * 2.3 + shakePhases[3]))
             return (Int(dx) & ~1, Int(dy) & ~1)
         }
+        // The knock: where the picture goes, and from which frame.
+        var peek = generator
+        var knockGenerator = SeededGenerator(seed: peek.next() ^ 0x6B6E_6F63_6B21)
+        let scale = Double(width) / 1280
+        let knockBy = (
+            dx: Int(
+                Double.random(in: 50...160, using: &knockGenerator) * scale
+                    * (Bool.random(using: &knockGenerator) ? 1 : -1)) & ~1,
+            dy: Int(
+                Double.random(in: 16...60, using: &knockGenerator) * scale
+                    * (Bool.random(using: &knockGenerator) ? 1 : -1)) & ~1
+        )
+        var knockedAt: Int?
         var segmentIndex = 0
         var inSegment = 0
         var lastShooter = segments.first?.shooter ?? V3(x: 0, y: 3, z: 0)
@@ -717,6 +734,9 @@ public enum CourtCorpus {
             if index >= Int(1.0 * fps), segmentIndex < segments.count {
                 let segment = segments[segmentIndex]
                 lastShooter = segment.shooter
+                if options.knock, knockedAt == nil, segmentIndex >= segments.count / 2, inSegment == 0 {
+                    knockedAt = index
+                }
                 if let p = segment.path[inSegment] {
                     let previous = inSegment > 0 ? segment.path[inSegment - 1] ?? p : p
                     let next = inSegment + 1 < segment.path.count ? segment.path[inSegment + 1] ?? p : p
@@ -814,6 +834,9 @@ public enum CourtCorpus {
                 let moved = shake(time)
                 picture = picture.translated(dx: moved.dx, dy: moved.dy)
             }
+            if knockedAt != nil {
+                picture = picture.translated(dx: knockBy.dx, dy: knockBy.dy)
+            }
             picture.pts = MediaTime(value: Int64(index), timescale: Int32(frameRate))
             for sample in try encoder.encode(picture) { try writer.write(sample) }
         }
@@ -841,10 +864,20 @@ public enum CourtCorpus {
         }
         let w = Double(width)
         let h = Double(height)
+        let rim = [minX / w, minY / h, (maxX - minX) / w, (maxY - minY) / h]
+        var after: [Double]?
+        if let knockedAt {
+            let (dx, dy) = (Double(knockBy.dx) / w, Double(knockBy.dy) / h)
+            after = [rim[0] + dx, rim[1] + dy, rim[2], rim[3]]
+            for index in events.indices where events[index].release >= Double(knockedAt) / fps {
+                events[index].releaseX += dx
+                events[index].releaseY += dy
+            }
+        }
         return BasketballCorpus.Video(
             path: path, width: width, height: height, frameRate: frameRate, duration: Double(totalFrames) / fps,
-            rim: [minX / w, minY / h, (maxX - minX) / w, (maxY - minY) / h], events: events, movedAt: nil,
-            rimAfterMove: nil, placement: options.placement.rawValue)
+            rim: rim, events: events, movedAt: knockedAt.map { Double($0) / fps }, rimAfterMove: after,
+            placement: options.placement.rawValue)
     }
 
     /// The frame being drawn: full-resolution Y, Cb, Cr and depth.

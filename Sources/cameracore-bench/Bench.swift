@@ -52,6 +52,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "With --only court: grey steel rims, as outdoors, not orange ones (the finder reads the board).")
     var courtSteelRim = false
 
+    @Flag(help: "With --only court: the camera is knocked halfway through each video (the rim must be followed).")
+    var courtKnock = false
+
     @Flag(
         help:
             "With --only court: score the tuning seeds alone (while changing the analyzer, so the held-out seeds stay unseen)."
@@ -108,6 +111,7 @@ struct Bench: ParsableCommand {
             var format = CourtBench.Format(courtFormat) ?? .standard
             format.handheld = courtHandheld
             format.steelRim = courtSteelRim
+            format.knock = courtKnock
             try CourtBench.run(
                 work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly,
                 seeds: courtSeeds.flatMap(Self.seeds))

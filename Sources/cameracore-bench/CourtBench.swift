@@ -45,6 +45,8 @@ enum CourtBench {
         var handheld = false
         /// A grey steel rim instead of an orange one (the rim found under the board's square).
         var steelRim = false
+        /// The camera knocked once, halfway (``CourtCorpus/Options/knock``).
+        var knock = false
         static let standard = Format(width: 1280, height: 720, frameRate: 30)
 
         init(width: Int, height: Int, frameRate: Int) {
@@ -59,6 +61,7 @@ enum CourtBench {
 
         var name: String {
             "\(width)x\(height)@\(frameRate)" + (handheld ? "-handheld" : "") + (steelRim ? "-steel" : "")
+                + (knock ? "-knocked" : "")
         }
     }
 
@@ -85,12 +88,14 @@ enum CourtBench {
             let seedList = seeds.map(String.init).joined(separator: ", ")
             print("")
             print(
-                "LeBot on the 3D court, \(name) seeds \(seedList): \(picture.width)×\(picture.height) \(picture.frameRate) fps\(picture.handheld ? ", handheld" : "")\(picture.steelRim ? ", grey steel rims" : ""), 6 events per video, no `--rim`"
+                "LeBot on the 3D court, \(name) seeds \(seedList): \(picture.width)×\(picture.height) \(picture.frameRate) fps\(picture.handheld ? ", handheld" : "")\(picture.steelRim ? ", grey steel rims" : "")\(picture.knock ? ", the camera knocked halfway" : ""), 6 events per video, no `--rim`"
             )
             print("")
             print("| placement | videos | rim found | shots found | judged right | indeterminate | extra shots |")
             print("|---|---|---|---|---|---|---|")
             var total = Tally()
+            // Knocked videos whose rim was found or followed where the picture went (and how long after).
+            var followed = (videos: 0, rims: 0, late: [Double]())
             var details: [String] = []
             var numbers: [(String, NumbersScore)] = []
             for placement in CourtCorpus.Placement.allCases {
@@ -126,6 +131,25 @@ enum CourtBench {
                     tally.correct += scored.correct
                     tally.extra += scored.extra.count
                     if analysis.ballCue == .brightness { tally.byBrightness += 1 }
+                    if let movedAt = video.movedAt, let after = video.rimAfterMove {
+                        followed.videos += 1
+                        let move = analysis.rimMoves.last
+                        let score = move.map { moved in
+                            RimScore(
+                                found: [
+                                    moved.found.rim.x, moved.found.rim.y, moved.found.rim.width, moved.found.rim.height,
+                                ],
+                                truth: after)
+                        }
+                        if let move, let score, score.isFound, analysis.rimMoves.count == 1 {
+                            followed.rims += 1
+                            followed.late.append(move.time - movedAt)
+                        } else {
+                            details.append(
+                                "\(video.path): knocked at \(format(movedAt, digits: 1)) s; \(analysis.rimMoves.count) rim moves\(move.map { ", the last at \(format($0.time, digits: 1)) s: \($0.found.evidence)" } ?? "")\(score.map { ", centre off by \(format($0.centre, digits: 2)) widths" } ?? "")"
+                            )
+                        }
+                    }
                     tally.indeterminate += analysis.shots.filter { $0.outcome == .indeterminate }.count
                     for (event, shot) in scored.matched {
                         placementNumbers.add(
@@ -153,6 +177,12 @@ enum CourtBench {
             }
             print("| all | \(total.row)")
             print("")
+            if followed.videos > 0 {
+                print(
+                    "The camera knocked: the rim followed to where the picture went (one move, its centre within a quarter of the rim's width) in \(followed.rims) of \(followed.videos) videos, noticed \(followed.late.map { format($0, digits: 1) }.joined(separator: ", ")) s after the knock."
+                )
+                print("")
+            }
             print("Goals: rim found ≥ 95 %, shots found ≥ 0.98, judged right ≥ 0.97, extra ≤ 1 per 100.")
             print(
                 "The ball was followed by its brightness, not its orange, in \(total.byBrightness) of \(total.videos) videos."
@@ -218,6 +248,7 @@ enum CourtBench {
                         frameRate: format.frameRate, events: 6)
                     options.handheld = format.handheld
                     options.steelRim = format.steelRim
+                    options.knock = format.knock
                     return options
                 }())
         }

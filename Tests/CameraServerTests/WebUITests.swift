@@ -558,6 +558,63 @@ struct WebUITests {
         }
     }
 
+    /// A workout whose video stops a second after the last shot left the hands, before it came
+    /// down: that shot is listed as Unclear, and the page says why, so it does not read as LeBot
+    /// failing to judge it.
+    @Test("coach: a video that ends mid-shot lists that shot as Unclear and says why")
+    func coachUnclearShotSaysWhy() async throws {
+        let folder = try temporaryDirectory()
+        let full = try #require(
+            try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 4, seed: 11).first)
+        let last = try #require(full.events.last { ![.dribble, .pass].contains($0.kind) })
+        let cut = folder + "/cut.mp4"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-i", full.path, "-t", String(last.release + 1), "-c:v", "libx264",
+                "-preset", "ultrafast", "-pix_fmt", "yuv420p", cut,
+            ])
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("cutter")
+
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "cutter")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", cut)
+            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the shots", timeout: .seconds(90),
+                "return !document.getElementById('workout-result').hidden && document.querySelectorAll('#shots tbody tr').length > 0"
+            )
+            let outcomes =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#shots tbody tr')].map(r => r.cells[2].textContent)"
+                ) as? [String] ?? []
+            #expect(outcomes.last == "Unclear", "\(outcomes)")
+            let why =
+                try await browser.run(
+                    "return [...document.querySelectorAll('#shots tbody tr')].map(r => r.cells[6].textContent)"
+                ) as? [String] ?? []
+            #expect(
+                why.last?.hasPrefix("Could not tell: the video ended before the shot was decided. ") == true, "\(why)")
+            #expect(why.dropLast().allSatisfy { !$0.contains("Could not tell") }, "\(why)")
+            #expect(outcomes.dropLast().allSatisfy { $0 == "Make" || $0 == "Miss" }, "\(outcomes)")
+            // The count says so too, and the chart's percentage says it is of the shots decided.
+            let made = outcomes.filter { $0 == "Make" }.count
+            let summary = try await Self.text(browser, "#workout-summary")
+            #expect(summary.hasSuffix(", 1 unclear"), "\(summary)")
+            let chart =
+                try await browser.run(
+                    "return fetch(document.getElementById('chart').src).then(r => r.text())") as? String ?? ""
+            #expect(chart.contains("\(made) of \(outcomes.count) made, 1 unclear — "), "\(chart.prefix(600))")
+            #expect(try await browser.overflow() == 0)
+            _ = try await browser.run("document.getElementById('shots').scrollIntoView()")
+            try await browser.screenshot("coach-unclear", .phone)
+        }
+    }
+
     /// On the Cameras tab: Find cameras, wait for the camera at `address`, and give its ONVIF login
     /// when asked (without it, its streams are hidden). Returns the CSS selector of its list item.
     static func discoverAndLogIn(_ browser: Browser, address: String, user: String, password: String) async throws

@@ -309,6 +309,43 @@ enum RimSeeds {
         }
     }
 
+    /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``). A grey rim found
+    /// under the board's square is not watched by its orange, and a rim the user gave is not looked
+    /// for again, so both are followed by the picture around them: one move, noticed within a
+    /// second, to where the rim truly went, and every shot after it found and judged there. Before
+    /// this, neither moved, and the shots after the knock were judged against an empty spot.
+    @Test func aKnockedCameraIsFollowedByThePictureAroundTheRim() async throws {
+        for (placement, steel) in [(CourtCorpus.Placement.behind, true), (.sideLeft, false)] {
+            var options = CourtCorpus.Options(
+                placement: placement, width: steel ? 1280 : 960, height: steel ? 720 : 540, events: 6)
+            options.steelRim = steel
+            options.knock = true
+            let video = try #require(
+                try CourtCorpus.generate(
+                    in: Corpus.folder + "/court-knocked-\(steel)-\(placement.rawValue)",
+                    seeds: [CourtCorpus.tuningSeeds[0]], options: options
+                ).first)
+            let movedAt = try #require(video.movedAt)
+            let after = try #require(video.rimAfterMove)
+            // The steel rim found by itself; the orange one given as its box.
+            var arguments = ["analyze", video.path, "--json"]
+            if !steel { arguments += ["--rim", video.rim.map { String($0) }.joined(separator: ",")] }
+            let run = try await lebot(arguments)
+            let analysis = try #require(
+                try? JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8)), "\(run.stderr)")
+            let moves = analysis.rimMoves.map { "\(String(format1: $0.time)) s: \($0.found.evidence)" }
+            let line = "\(placement) steel \(steel): knocked at \(String(format1: movedAt)) s, moves \(moves)"
+            #expect(analysis.rimMoves.count == 1, "\(line)")
+            guard let move = analysis.rimMoves.first else { continue }
+            #expect(move.time >= movedAt - 0.3 && move.time <= movedAt + 1, "\(line)")
+            #expect(rimError(move.found.rim, after).isFound, "\(line): \(move.found.rim) against \(after)")
+            #expect(move.found.evidence.contains("the camera moved"), "\(line)")
+            let scored = Scored(truth: video.events, shots: analysis.shots)
+            #expect(scored.found == scored.attempts && scored.extra.isEmpty, "\(line): \(analysis.shots)")
+            #expect(scored.correct >= scored.found - 1, "\(line): \(scored.wrong)")
+        }
+    }
+
     @Test func noHoopMeansNoGuessAndTheUserIsToldWhatToGive() async throws {
         // A still orange shelf (flat, like a rim, but no net and no board) and a ball flying past.
         let path = Corpus.folder + "/no-hoop.mp4"

@@ -36,9 +36,15 @@ public struct ShotChart: Sendable {
         }
     }
 
+    /// "2 of 3 made — 67 %"; with unclear shots, the percentage is of those decided, and says so
+    /// ("2 of 3 made, 1 unclear — 100 % of 2 decided"), so it does not disagree with the count.
     var title: String {
-        let percentage = analysis.fieldGoalPercentage.map { " — \(Int(($0 * 100).rounded())) %" } ?? ""
-        return "\(analysis.makes) of \(analysis.attempts) made\(percentage)"
+        let decided = analysis.makes + analysis.misses
+        guard let share = analysis.fieldGoalPercentage else { return "\(analysis.makes) of \(analysis.attempts) made" }
+        let percent = "\(Int((share * 100).rounded())) %"
+        guard analysis.indeterminate > 0 else { return "\(analysis.makes) of \(analysis.attempts) made — \(percent)" }
+        return
+            "\(analysis.makes) of \(analysis.attempts) made, \(analysis.indeterminate) unclear — \(percent) of \(decided) decided"
     }
 
     public func svg() -> String {

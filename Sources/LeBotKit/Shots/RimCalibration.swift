@@ -29,6 +29,11 @@ public struct RimCalibration: Sendable, Codable, Equatable {
         self.height = height
     }
 
+    /// The same box moved by `offset` (fractions of the frame); nil when it would leave the frame.
+    public func shifted(by offset: (x: Double, y: Double)) -> RimCalibration? {
+        try? RimCalibration(x: x + offset.x, y: y + offset.y, width: width, height: height)
+    }
+
     /// `x,y,w,h` as `--rim` and `?rim=` take it (three decimals).
     public var argument: String {
         [x, y, width, height].map { String(format3: $0) }.joined(separator: ",")

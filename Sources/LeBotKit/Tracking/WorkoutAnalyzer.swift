@@ -271,8 +271,8 @@ public struct WorkoutAnalyzer: Sendable {
         // A stream is read once: with `.either` the ball is followed by colour and, beside it, by
         // brightness, each lane with its own shot detector. Colour's shots are told until
         // brightness has clearly seen more (``seesMore(_:than:)``, and at least two while the
-        // stream runs; at its end, the file's rule alone), then brightness's — those it saw after
-        // the last shot told, and every one after.
+        // stream runs; at its end, the file's rule alone), then brightness's — those it saw that
+        // colour did not tell, and every one after.
         let brightTracker = ballCue == .either ? BallTracker(configuration: tracker) : nil
         brightTracker?.byBrightness = true
         var tellingBrightness = ballCue == .brightness
@@ -324,8 +324,10 @@ public struct WorkoutAnalyzer: Sendable {
             else { return }
             tellingBrightness = true
             onCue(.brightness)
-            let after = shots.last.map { $0.releaseTime + 0.5 } ?? -.infinity
-            brightShots.filter { $0.releaseTime > after }.forEach(tell)
+            // Every shot brightness saw that colour did not tell (none told within a second of its
+            // release): those before colour's last one too, told late rather than lost.
+            let told = shots.map(\.releaseTime)
+            brightShots.filter { shot in !told.contains { abs($0 - shot.releaseTime) < 1 } }.forEach(tell)
         }
         var frames = 0
         var lastTime = 0.0
@@ -339,6 +341,10 @@ public struct WorkoutAnalyzer: Sendable {
         var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
         let watchRim = (self.rim == nil && rimPoint == nil) || self.rimFound != nil
+        // The rim in use is watched by its orange (an orange rim found by it), or else by the
+        // picture around it (``RimScene``; nil until it is taken, and when it cannot be watched).
+        var byOrange = watchRim && self.rimFound?.underBoard != true
+        var scene = byOrange ? nil : rim.flatMap { RimScene(rim: $0, width: width, height: height) }
         // The first frames decoded at the finder's size (as the finder and the fit read a file),
         // beside the analysis's, until there are enough: to fit the ring at the point given, or,
         // with nothing given, to look under the board's square for a rim that is not orange (a
@@ -349,9 +355,11 @@ public struct WorkoutAnalyzer: Sendable {
         }
         var fitting = self.rim == nil ? rimPoint : nil
         /// Shots are looked for against `rim` from the frames held on.
-        func resume(with rim: RimCalibration, netBelow: Bool) throws(MediaError) {
+        func resume(with rim: RimCalibration, netBelow: Bool, byOrange orange: Bool) throws(MediaError) {
             lostRim = nil
             rimOrange = 0
+            byOrange = orange
+            scene = orange ? nil : RimScene(rim: rim, width: width, height: height)
             (shotDetector, brightDetector) = detecting(rim, netBelow: netBelow)
             let waiting = held
             held = []
@@ -369,7 +377,7 @@ public struct WorkoutAnalyzer: Sendable {
             let fit = try RimFinder.fit(near: point, frames: current.frames.frames)
             (rim, rimFitted) = (fit.rim, fit)
             onFit(fit)
-            try resume(with: fit.rim, netBelow: false)
+            try resume(with: fit.rim, netBelow: false, byOrange: false)
         }
         func findRim(final: Bool) throws(MediaError) {
             let enough = final || finder.frames >= 40
@@ -380,7 +388,7 @@ public struct WorkoutAnalyzer: Sendable {
                 guard enough else { return }
                 // Looked for again and not found: the old rim is the best there is.
                 guard let previous = lostRim else { throw RimFinder.noHoop(seconds: rimWarmUp) }
-                return try resume(with: previous.rim, netBelow: previous.netBelow)
+                return try resume(with: previous.rim, netBelow: previous.netBelow, byOrange: byOrange)
             }
             if lostRim != nil {
                 rimMoves.append(RimMove(time: firstHeld ?? lastTime, found: result))
@@ -389,7 +397,7 @@ public struct WorkoutAnalyzer: Sendable {
                 rimFound = result
             }
             onRim(result)
-            try resume(with: result.rim, netBelow: result.netBelow ?? false)
+            try resume(with: result.rim, netBelow: result.netBelow ?? false, byOrange: result.underBoard != true)
         }
         /// The rim under the board's inner square in the first frames (at the finder's size when
         /// they were decoded so; when the rim is looked for again, in the first frames held).
@@ -420,29 +428,65 @@ public struct WorkoutAnalyzer: Sendable {
                 throw MediaError(.cancelled, operation: "analyze \(path)", message: "the analysis was cancelled")
             }
             let time = frame.pts?.seconds ?? Double(frames) / 30
-            if let current = shotDetector, watchRim, rimFound?.underBoard != true, let lost = rimLostSeconds {
+            if let current = shotDetector, let lost = rimLostSeconds, byOrange || scene != nil {
                 if time - lastCheck >= 0.25 {
                     lastCheck = time
-                    let orange = RimFinder.orangeFraction(in: frame, rim: current.rim)
-                    rimOrange = max(rimOrange, orange)
-                    let bare = orange < 0.3 * rimOrange
+                    let bare: Bool
+                    if byOrange {
+                        let orange = RimFinder.orangeFraction(in: frame, rim: current.rim)
+                        rimOrange = max(rimOrange, orange)
+                        bare = orange < 0.3 * rimOrange
+                    } else {
+                        bare = (scene?.look(at: frame)).map { $0 < RimScene.same } ?? false
+                    }
                     bareSince = bare ? (bareSince ?? time) : nil
                 }
                 if let since = bareSince {
                     suspect.append(taken)
                     guard time - since >= lost else { return }
-                    // The camera moved: what was pending is judged with the old rim, and the rim is
-                    // looked for again from the first bare frame on.
-                    decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
-                    decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
-                    lostRim = (current.rim, current.netBelow)
-                    (shotDetector, brightDetector) = (nil, nil)
-                    finder = RimFinder.Accumulator(width: width, height: height)
-                    (firstHeld, bareSince) = (nil, nil)
-                    let waiting = suspect
-                    suspect = []
-                    for taken in waiting { try handle(taken) }
-                    return
+                    bareSince = nil
+                    let moved = scene?.search(frame).flatMap { $0.score >= RimScene.found ? $0 : nil }
+                    let shifted = moved.flatMap {
+                        current.rim.shifted(by: (Double($0.dx) / Double(width), Double($0.dy) / Double(height)))
+                    }
+                    if let watched = scene, let moved, abs(moved.dx) <= watched.block, abs(moved.dy) <= watched.block {
+                        // Still there (the picture changed around it for a while): watched against
+                        // the picture as it is now.
+                        scene = RimScene(rim: current.rim, width: width, height: height)
+                    } else if let moved, let shifted {
+                        // The camera moved and the rim with the picture: what was pending is
+                        // judged with the old rim, the frames from the first changed one with
+                        // the rim where the picture went.
+                        decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
+                        decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+                        let found = RimFinder.Result(
+                            rim: shifted, confidence: (moved.score * 100).rounded() / 100, frames: 1,
+                            evidence: RimScene.moveInWords(
+                                dx: moved.dx, dy: moved.dy, width: width, height: height, score: moved.score),
+                            netBelow: current.netBelow, underBoard: rimFound?.underBoard)
+                        rimMoves.append(RimMove(time: since, found: found))
+                        onRim(found)
+                        held = suspect
+                        suspect = []
+                        return try resume(with: shifted, netBelow: current.netBelow, byOrange: false)
+                    } else if !watchRim {
+                        // The user's rim is kept whatever the picture; watched from now on
+                        // against the picture as it is.
+                        scene = RimScene(rim: current.rim, width: width, height: height)
+                    } else {
+                        // The camera moved: what was pending is judged with the old rim, and the
+                        // rim is looked for again from the first changed frame on.
+                        decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
+                        decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+                        lostRim = (current.rim, current.netBelow)
+                        (shotDetector, brightDetector) = (nil, nil)
+                        finder = RimFinder.Accumulator(width: width, height: height)
+                        firstHeld = nil
+                        let waiting = suspect
+                        suspect = []
+                        for taken in waiting { try handle(taken) }
+                        return
+                    }
                 }
                 let waiting = suspect
                 suspect = []

@@ -206,8 +206,9 @@ function showResult(result, localURL = null) {
   const analysis = result.analysis;
   const shots = analysis.shots;
   const made = shots.filter((shot) => shot.outcome === "MAKE").length;
+  const unclear = shots.filter((shot) => shot.outcome === "INDETERMINATE").length;
   $("workout-summary").textContent = shots.length
-    ? `${shots.length} shot${shots.length === 1 ? "" : "s"}, ${made} made (${Math.round((100 * made) / shots.length)} %)`
+    ? `${shots.length} shot${shots.length === 1 ? "" : "s"}, ${made} made (${Math.round((100 * made) / shots.length)} %)${unclear ? `, ${unclear} unclear` : ""}`
     : "No shots found. Check that the rim box sits on the rim and the ball is visible, then try again.";
   const used = analysis.rim;
   const found = analysis.rimFound;
@@ -257,7 +258,10 @@ function showResult(result, localURL = null) {
       el("td", { text: shot.entryAngle != null ? `${Math.round(shot.entryAngle)}°` : "—" }),
       el("td", { text: atTheRim(shot) }),
       el("td", { text: arc(shot) }),
-      el("td", { text: result.tips[index] || "" }));
+      // An unclear shot says why LeBot could not tell (else it reads as a fault), before the tip.
+      el("td", {},
+        shot.outcome === "INDETERMINATE" && shot.reason ? el("span", { class: "reason", text: `Could not tell: ${shot.reason}. ` }) : "",
+        result.tips[index] || ""));
     const seek = () => { if (!source) return; replay.currentTime = Math.max(0, shot.releaseTime - 1); replay.play().catch(() => {}); };
     row.addEventListener("click", seek);
     row.addEventListener("keydown", (event) => { if (event.key === "Enter") seek(); });

@@ -86,9 +86,11 @@ function handle(current, note) {
     case "rim": {
       const [x, y, width, height] = String(note.rim).split(",").map(Number);
       placeOver($("live-rim-box"), $("live-preview"), { x, y, width, height });
+      const moved = String(note.evidence || "").startsWith("the camera moved");
       status(note.fitted === true ? "Rim fitted to the ring you tapped (the box on the picture). Shoot! LeBot is watching."
         : note.fitted === false ? "No ring was clear where you tapped, so LeBot uses a box of typical size there. Shoot! If it is not on the rim, tap the rim again."
-          : `Rim found (${Math.round(note.confidence * 100)} % sure), shown as the box on the picture. Shoot! LeBot is watching.`);
+          : moved ? "The camera moved, so LeBot moved the rim with the picture (the box). If it is not on the rim, tap the rim."
+            : `Rim found (${Math.round(note.confidence * 100)} % sure), shown as the box on the picture. Shoot! LeBot is watching.`);
       break;
     }
     case "shot": {
@@ -98,7 +100,10 @@ function handle(current, note) {
       $("live-shots").prepend(el("li", { class: note.outcome, "data-outcome": note.outcome, "data-answer-seconds": String(note.answerSeconds) },
         el("strong", { text: `Shot ${note.number}: ${outcome}` }), " ",
         el("span", { class: "muted", text: note.numbers ? `(${note.numbers})` : "" }), " ",
-        el("span", { class: "grow", text: note.tip || "" })));
+        // Why LeBot could not say (the ball lost at the rim, the video ended…): otherwise an
+        // unclear shot reads as a fault.
+        note.outcome === "INDETERMINATE" && note.reason ? el("span", { class: "muted reason", text: `Could not tell: ${note.reason}.` }) : "",
+        " ", el("span", { class: "grow", text: note.tip || "" })));
       // The numbers first (short), then the coach's tip.
       speak(`${outcome}. ${note.numbers ? `${note.numbers}. ` : ""}${note.tip || ""}`);
       break;
