@@ -1064,12 +1064,13 @@ struct WebUITests {
     }
 
     @Test(
-        "live training at a grey steel rim seen at 45° (an outdoor hoop, no orange): the rim found under the board's square with no tap, the shots counted, saved"
+        "live training at a grey steel rim seen at 45° (an outdoor hoop, no orange): the rim found under the board's square with no tap; the phone knocked halfway, the rim follows the picture and the page says so; the shots counted, saved"
     )
     func liveTrainingAtASteelRim() async throws {
         let folder = try temporaryDirectory()
         var options = CourtCorpus.Options(placement: .angledLeft, width: 960, height: 540, events: 4)
         options.steelRim = true
+        options.knock = true
         let workout = try #require(
             try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
         let shots = workout.events.filter(\.kind.isShot)
@@ -1083,6 +1084,11 @@ struct WebUITests {
             try await browser.wait(
                 for: "the rim, found without a tap", timeout: .seconds(40),
                 "return document.getElementById('live-status').innerText.startsWith('Rim found')")
+            // Knocked: the rim is moved with the picture (a grey rim's colour cannot tell), and
+            // the page says why the box jumped.
+            try await browser.wait(
+                for: "the rim moved with the picture", timeout: .seconds(workout.duration + 40),
+                "return document.getElementById('live-status').innerText.startsWith('The camera moved')")
             try await browser.wait(
                 for: "every shot of one pass of the video", timeout: .seconds(workout.duration + 40),
                 "return document.querySelectorAll('#live-shots li').length >= \(shots.count)")
@@ -1105,6 +1111,15 @@ struct WebUITests {
             found: [box["x"] ?? 0, box["y"] ?? 0, box["width"] ?? 0, box["height"] ?? 0], truth: workout.rim)
         #expect(score.isFound, "\(box) against \(workout.rim)")
         #expect((history.first?["shots"] as? Int ?? 0) >= shots.count, "\(history)")
+        // Where it went: the first move is the knock (the video loops, so more may follow).
+        let moves = try #require(analysis["rimMoves"] as? [[String: Any]], "\(analysis.keys)")
+        let moved = try #require(moves.first?["found"] as? [String: Any], "\(moves)")
+        let after = try #require(workout.rimAfterMove)
+        let movedBox = try #require(moved["rim"] as? [String: Double])
+        let movedScore = RimScore(
+            found: [movedBox["x"] ?? 0, movedBox["y"] ?? 0, movedBox["width"] ?? 0, movedBox["height"] ?? 0],
+            truth: after)
+        #expect(movedScore.isFound, "\(movedBox) against \(after)")
     }
 
     @Test(
