@@ -87,9 +87,10 @@ public enum CourtCorpus {
         /// A grey steel rim, as on many outdoor courts (otherwise painted orange). Changes nothing
         /// else in the scene, so a seed renders the same workout either way.
         public var steelRim = false
-        /// The camera knocked once, as an event starts halfway through: the picture jumps 50–160 px
-        /// sideways and 16–60 px up or down (at 1280×720, scaled with the width) and stays there.
-        /// Drawn from its own numbers, so a seed renders the same workout with or without it.
+        /// The camera knocked once, as an event starts halfway through: it turns where it stands so
+        /// the picture moves 50–160 px sideways and 16–60 px up or down (at 1280×720, scaled with
+        /// the width), new scenery coming in at the edges, and stays there. Drawn from its own
+        /// numbers, so a seed renders the same workout with or without it.
         public var knock = false
 
         public init(placement: Placement, width: Int = 1280, height: Int = 720, frameRate: Int = 30, events: Int = 8) {
@@ -613,6 +614,8 @@ public enum CourtCorpus {
         }
         var segments: [Segment] = []
         var events: [BasketballCorpus.Event] = []
+        // Where each event left the hands (to place it in a knocked camera's picture).
+        var handPoints: [V3] = []
         let fps = Double(frameRate)
         var frame = Int(1.0 * fps)
         for kind in kinds {
@@ -665,7 +668,9 @@ public enum CourtCorpus {
                     shooter: spot, path: path, release: path.count - flight.positions.count - Int(0.6 * fps),
                     contact: contact.map { Int($0 * fps) + path.count - flight.positions.count - Int(0.6 * fps) },
                     made: flight.made))
-            let hand = camera.project(path[max(0, path.count - flight.positions.count - Int(0.6 * fps) - 1)] ?? hands)
+            let handPoint = path[max(0, path.count - flight.positions.count - Int(0.6 * fps) - 1)] ?? hands
+            handPoints.append(handPoint)
+            let hand = camera.project(handPoint)
             events.append(
                 BasketballCorpus.Event(
                     kind: kind, release: Double(releaseFrame) / fps,
@@ -722,7 +727,30 @@ public enum CourtCorpus {
                 Double.random(in: 16...60, using: &knockGenerator) * scale
                     * (Bool.random(using: &knockGenerator) ? 1 : -1)) & ~1
         )
+        // Turned about its own position: across by the angle that moves the picture's centre
+        // `knockBy.dx` pixels, up or down by the one that moves it `knockBy.dy`.
+        let knocked: (camera: Camera, still: Still)? =
+            options.knock
+            ? {
+                let yaw = atan(Double(knockBy.dx) / camera.focal)
+                let pitch = atan(Double(knockBy.dy) / camera.focal)
+                let f = camera.forward
+                let level = (f.x * f.x + f.y * f.y).squareRoot()
+                let elevation = atan2(f.z, level) + pitch
+                let heading = atan2(f.y, f.x) + yaw
+                let forward = V3(
+                    x: cos(elevation) * cos(heading), y: cos(elevation) * sin(heading), z: sin(elevation))
+                let turned = Camera(
+                    position: camera.position, lookAt: camera.position + forward,
+                    horizontalFieldOfView: 2 * atan(Double(width) / 2 / camera.focal) * 180 / .pi, width: width,
+                    height: height)
+                return (
+                    turned,
+                    renderStill(camera: turned, width: width, height: height, look: look, steelRim: options.steelRim)
+                )
+            }() : nil
         var knockedAt: Int?
+        let steady = (camera: camera, still: still)
         var segmentIndex = 0
         var inSegment = 0
         var lastShooter = segments.first?.shooter ?? V3(x: 0, y: 3, z: 0)
@@ -763,6 +791,7 @@ public enum CourtCorpus {
                     inSegment = 0
                 }
             }
+            let (camera, still) = knockedAt.flatMap { _ in knocked } ?? steady
             var y = still.y
             var cb = still.cb
             var cr = still.cr
@@ -834,9 +863,6 @@ public enum CourtCorpus {
                 let moved = shake(time)
                 picture = picture.translated(dx: moved.dx, dy: moved.dy)
             }
-            if knockedAt != nil {
-                picture = picture.translated(dx: knockBy.dx, dy: knockBy.dy)
-            }
             picture.pts = MediaTime(value: Int64(index), timescale: Int32(frameRate))
             for sample in try encoder.encode(picture) { try writer.write(sample) }
         }
@@ -845,33 +871,34 @@ public enum CourtCorpus {
 
         // The rim's box in the picture: its circle projected, in the first frame's picture (where a
         // handheld camera's analysis holds every frame).
-        var (minX, maxX, minY, maxY) = (Double.infinity, -Double.infinity, Double.infinity, -Double.infinity)
-        for step in 0..<360 {
-            let theta = Double(step) * .pi / 180
-            for z in [Court.rimHeight - Court.rodRadius, Court.rimHeight + Court.rodRadius] {
-                for radius in [Court.rimRadius - Court.rodRadius, Court.rimRadius + Court.rodRadius] {
-                    guard let p = camera.project(V3(x: radius * cos(theta), y: radius * sin(theta), z: z)) else {
-                        continue
+        let (w, h) = (Double(width), Double(height))
+        func rimBox(_ camera: Camera) -> [Double] {
+            var (minX, maxX, minY, maxY) = (Double.infinity, -Double.infinity, Double.infinity, -Double.infinity)
+            for step in 0..<360 {
+                let theta = Double(step) * .pi / 180
+                for z in [Court.rimHeight - Court.rodRadius, Court.rimHeight + Court.rodRadius] {
+                    for radius in [Court.rimRadius - Court.rodRadius, Court.rimRadius + Court.rodRadius] {
+                        guard let p = camera.project(V3(x: radius * cos(theta), y: radius * sin(theta), z: z))
+                        else { continue }
+                        (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
                     }
-                    (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
                 }
             }
+            if options.handheld {
+                let first = shake(0)
+                (minX, maxX) = (minX + Double(first.dx), maxX + Double(first.dx))
+                (minY, maxY) = (minY + Double(first.dy), maxY + Double(first.dy))
+            }
+            return [minX / w, minY / h, (maxX - minX) / w, (maxY - minY) / h]
         }
-        if options.handheld {
-            let first = shake(0)
-            (minX, maxX) = (minX + Double(first.dx), maxX + Double(first.dx))
-            (minY, maxY) = (minY + Double(first.dy), maxY + Double(first.dy))
-        }
-        let w = Double(width)
-        let h = Double(height)
-        let rim = [minX / w, minY / h, (maxX - minX) / w, (maxY - minY) / h]
+        let rim = rimBox(camera)
         var after: [Double]?
-        if let knockedAt {
-            let (dx, dy) = (Double(knockBy.dx) / w, Double(knockBy.dy) / h)
-            after = [rim[0] + dx, rim[1] + dy, rim[2], rim[3]]
+        if let knockedAt, let knocked {
+            after = rimBox(knocked.camera)
             for index in events.indices where events[index].release >= Double(knockedAt) / fps {
-                events[index].releaseX += dx
-                events[index].releaseY += dy
+                let hand = knocked.camera.project(handPoints[index])
+                events[index].releaseX = (hand?.x ?? 0) / w
+                events[index].releaseY = (hand?.y ?? 0) / h
             }
         }
         return BasketballCorpus.Video(

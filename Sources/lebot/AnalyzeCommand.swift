@@ -157,8 +157,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
         }
         for move in analysis.rimMoves {
             print(
-                "The camera moved at \(clock(move.time)): the rim was found again at \(move.found.rim.argument) "
-                    + "(confidence \(Int(move.found.confidence * 100)) %); the shots after it are judged against it.")
+                "The camera moved at \(clock(move.time)): the rim is now at \(move.found.rim.argument) "
+                    + "(\(move.found.evidence); confidence \(Int(move.found.confidence * 100)) %); the shots after it are judged against it."
+            )
         }
         let percentage = analysis.fieldGoalPercentage.map { " (\(Int(($0 * 100).rounded())) %)" } ?? ""
         print(

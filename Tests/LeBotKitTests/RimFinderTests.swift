@@ -339,7 +339,7 @@ enum RimSeeds {
             guard let move = analysis.rimMoves.first else { continue }
             #expect(move.time >= movedAt - 0.3 && move.time <= movedAt + 1, "\(line)")
             #expect(rimError(move.found.rim, after).isFound, "\(line): \(move.found.rim) against \(after)")
-            #expect(move.found.evidence.contains("the camera moved"), "\(line)")
+            #expect(move.found.evidence.hasPrefix("the picture around the rim went"), "\(line)")
             let scored = Scored(truth: video.events, shots: analysis.shots)
             #expect(scored.found == scored.attempts && scored.extra.isEmpty, "\(line): \(analysis.shots)")
             #expect(scored.correct >= scored.found - 1, "\(line): \(scored.wrong)")

@@ -194,15 +194,15 @@ struct RimScene: Sendable {
         return best
     }
 
-    /// "the camera moved: the picture around the rim went 9 % of the width right and 5 % of the
-    /// height up (93 % alike)", from the move in pixels of a `width`×`height` frame.
+    /// "the picture around the rim went 9 % of the width right and 5 % of the height up (93 %
+    /// alike)", from the move in pixels of a `width`×`height` frame.
     static func moveInWords(dx: Int, dy: Int, width: Int, height: Int, score: Double) -> String {
         func percent(_ part: Int, of whole: Int) -> Int { Int((100 * Double(abs(part)) / Double(whole)).rounded()) }
         var parts: [String] = []
         if dx != 0 { parts.append("\(percent(dx, of: width)) % of the width \(dx > 0 ? "right" : "left")") }
         if dy != 0 { parts.append("\(percent(dy, of: height)) % of the height \(dy > 0 ? "down" : "up")") }
         return
-            "the camera moved: the picture around the rim went \(parts.joined(separator: " and ")) (\(Int((score * 100).rounded())) % alike)"
+            "the picture around the rim went \(parts.joined(separator: " and ")) (\(Int((score * 100).rounded())) % alike)"
     }
 
     static func correlation(_ a: [Float], _ b: [Float]) -> Double {

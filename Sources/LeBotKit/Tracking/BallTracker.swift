@@ -107,6 +107,18 @@ public final class BallTracker {
     /// is how a high shot is seen to leave through the top.)
     public var moved = (x: 0, y: 0)
 
+    /// The camera moved (knocked): the background is taken afresh from the next frame, as from
+    /// the first, and the tracks are dropped; the balls' colours learned are kept. Against the old
+    /// background every pixel of the new picture was new, and by brightness the knocked picture
+    /// was full of "balls" (on the 3D court, four shots where there was none).
+    public func restartBackground() {
+        let learned = ballColours
+        (width, height) = (0, 0)
+        restartedColours = learned
+    }
+    /// Kept across a ``restartBackground()``: put back once the background is taken again.
+    private var restartedColours: [(cb: Double, cr: Double)]?
+
     struct Track {
         var id: Int
         var points: [BallObservation]
@@ -183,7 +195,8 @@ public final class BallTracker {
                 }
             }
             tracks = []
-            ballColours = []
+            ballColours = restartedColours ?? []
+            restartedColours = nil
         }
         framesProcessed += 1
         let blobs = findBlobs(luma: frame.planes[0], cb: cb, cr: cr)

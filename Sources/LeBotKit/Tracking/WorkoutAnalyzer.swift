@@ -126,14 +126,18 @@ public struct WorkoutAnalyzer: Sendable {
     /// How ``rim`` was found, when the finder found it (kept in the analysis).
     public var rimFound: RimFinder.Result?
     /// How ``rim`` was fitted at the point the user gave (kept in the analysis; a fitted rim is
-    /// the user's, so it is not watched like a found one).
+    /// the user's: never looked for again, only moved with the picture around it).
     public var rimFitted: RimFinder.Fit?
     /// A point on the rim the user gave, when ``rim`` is nil: the ring there is fitted
     /// (``RimFinder/fit(near:in:)``) on the source's first frames as they are read (a live stream
     /// cannot be read twice), those frames kept and analysed once it is known.
     public var rimPoint: RimPoint?
-    /// Seconds a found rim may look bare (too little orange where it was) before it is looked for
-    /// again — the camera moved; nil never. A rim the user gave is kept whatever the picture.
+    /// Seconds a rim may look moved before it is followed — the camera was knocked; nil never. A
+    /// rim found by its orange looks moved when its box shows too little orange, and is looked for
+    /// again; any other (a grey rim found under the board's square, one the user gave) when the
+    /// picture around it is unlike what it was (``RimScene``), and it moves with that picture where
+    /// it is found in the frame (a found one that cannot be followed so is looked for again; the
+    /// user's is kept).
     public var rimLostSeconds: Double? = 2
     /// How a handheld camera's picture is held still (nil: frames are analysed as decoded).
     public var stabilizer: FrameStabilizer.Configuration? = .init()
@@ -466,6 +470,8 @@ public struct WorkoutAnalyzer: Sendable {
                             netBelow: current.netBelow, underBoard: rimFound?.underBoard)
                         rimMoves.append(RimMove(time: since, found: found))
                         onRim(found)
+                        ballTracker.restartBackground()
+                        brightTracker?.restartBackground()
                         held = suspect
                         suspect = []
                         return try resume(with: shifted, netBelow: current.netBelow, byOrange: false)
@@ -480,6 +486,8 @@ public struct WorkoutAnalyzer: Sendable {
                         decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
                         lostRim = (current.rim, current.netBelow)
                         (shotDetector, brightDetector) = (nil, nil)
+                        ballTracker.restartBackground()
+                        brightTracker?.restartBackground()
                         finder = RimFinder.Accumulator(width: width, height: height)
                         firstHeld = nil
                         let waiting = suspect

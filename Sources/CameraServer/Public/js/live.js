@@ -86,7 +86,7 @@ function handle(current, note) {
     case "rim": {
       const [x, y, width, height] = String(note.rim).split(",").map(Number);
       placeOver($("live-rim-box"), $("live-preview"), { x, y, width, height });
-      const moved = String(note.evidence || "").startsWith("the camera moved");
+      const moved = String(note.evidence || "").startsWith("the picture around the rim went");
       status(note.fitted === true ? "Rim fitted to the ring you tapped (the box on the picture). Shoot! LeBot is watching."
         : note.fitted === false ? "No ring was clear where you tapped, so LeBot uses a box of typical size there. Shoot! If it is not on the rim, tap the rim again."
           : moved ? "The camera moved, so LeBot moved the rim with the picture (the box). If it is not on the rim, tap the rim."
