@@ -1,9 +1,10 @@
 import CameraCommon
 
 /// The picture around a rim, kept when the rim is taken and compared with the frames after it:
-/// how a rim is watched when its colour cannot tell that the camera moved (a grey rim found under
-/// the board's square, which looks orange whenever the orange ball passes it; a rim the user gave),
-/// and where the rim went when it did.
+/// how a rim is watched for the camera being knocked, and where the rim went when it was. A grey
+/// rim found under the board's square cannot be watched by its colour (it looks orange whenever
+/// the orange ball passes it), nor can a rim the user gave; an orange rim's colour misses a knock
+/// that leaves orange in its box, and finding it again from scratch can find part of it.
 ///
 /// The patch runs from 2 rim widths above the rim (the board and its square) to half a width below
 /// it, and from 0.75 of a width left of it to 0.75 right. It is sampled in blocks about a twelfth of
@@ -164,8 +165,10 @@ struct RimScene: Sendable {
     }
 
     /// Where the patch is in `frame`: its shift in pixels and how alike it is there, searched over
-    /// the whole frame (blocks twice the size first, then the best places at full size).
-    func search(_ frame: VideoFrame) -> (dx: Int, dy: Int, score: Double)? {
+    /// the whole frame (blocks twice the size first, then the best places at full size, then to a
+    /// fraction of a block by the parabola through the best place and its neighbours: a whole
+    /// block is 3 px at 640, a tenth of a rim seen from behind).
+    func search(_ frame: VideoFrame) -> (dx: Double, dy: Double, score: Double)? {
         guard let reference, let grid = Grid(frame, block: block) else { return nil }
         let coarse = grid.halved()
         let referenceGrid = Grid(columns: columns, rows: rows, values: reference)
@@ -181,26 +184,46 @@ struct RimScene: Sendable {
             }
         }
         candidates.sort { $0.score > $1.score }
-        var best: (dx: Int, dy: Int, score: Double)?
+        func score(_ x: Int, _ y: Int) -> Double? {
+            grid.patch(column: x, row: y, columns: columns, rows: rows).map { Self.correlation($0, reference) }
+        }
+        var best: (x: Int, y: Int, score: Double)?
         for candidate in candidates.prefix(4) {
             for y in (2 * candidate.y - 1)...(2 * candidate.y + 2) {
                 for x in (2 * candidate.x - 1)...(2 * candidate.x + 2) {
-                    guard let patch = grid.patch(column: x, row: y, columns: columns, rows: rows) else { continue }
-                    let score = Self.correlation(patch, reference)
-                    if score > best?.score ?? -2 { best = ((x - column) * block, (y - row) * block, score) }
+                    guard let score = score(x, y) else { continue }
+                    if score > best?.score ?? -2 { best = (x, y, score) }
                 }
             }
         }
-        return best
+        guard let best else { return nil }
+        /// The peak's offset from the middle of three scores a block apart (within half a block).
+        func peak(_ before: Double?, _ middle: Double, _ after: Double?) -> Double {
+            guard let before, let after else { return 0 }
+            let curvature = before - 2 * middle + after
+            guard curvature < 0 else { return 0 }
+            return min(0.5, max(-0.5, (before - after) / (2 * curvature)))
+        }
+        let across = peak(score(best.x - 1, best.y), best.score, score(best.x + 1, best.y))
+        let down = peak(score(best.x, best.y - 1), best.score, score(best.x, best.y + 1))
+        return (
+            (Double(best.x - column) + across) * Double(block), (Double(best.y - row) + down) * Double(block),
+            best.score
+        )
     }
 
     /// "the picture around the rim went 9 % of the width right and 5 % of the height up (93 %
     /// alike)", from the move in pixels of a `width`×`height` frame.
-    static func moveInWords(dx: Int, dy: Int, width: Int, height: Int, score: Double) -> String {
-        func percent(_ part: Int, of whole: Int) -> Int { Int((100 * Double(abs(part)) / Double(whole)).rounded()) }
+    static func moveInWords(dx: Double, dy: Double, width: Int, height: Int, score: Double) -> String {
+        func percent(_ part: Double, of whole: Int) -> Int { Int((100 * abs(part) / Double(whole)).rounded()) }
         var parts: [String] = []
-        if dx != 0 { parts.append("\(percent(dx, of: width)) % of the width \(dx > 0 ? "right" : "left")") }
-        if dy != 0 { parts.append("\(percent(dy, of: height)) % of the height \(dy > 0 ? "down" : "up")") }
+        if percent(dx, of: width) > 0 {
+            parts.append("\(percent(dx, of: width)) % of the width \(dx > 0 ? "right" : "left")")
+        }
+        if percent(dy, of: height) > 0 {
+            parts.append("\(percent(dy, of: height)) % of the height \(dy > 0 ? "down" : "up")")
+        }
+        if parts.isEmpty { parts.append("under 1 % of the picture") }
         return
             "the picture around the rim went \(parts.joined(separator: " and ")) (\(Int((score * 100).rounded())) % alike)"
     }

@@ -133,11 +133,10 @@ public struct WorkoutAnalyzer: Sendable {
     /// cannot be read twice), those frames kept and analysed once it is known.
     public var rimPoint: RimPoint?
     /// Seconds a rim may look moved before it is followed — the camera was knocked; nil never. A
-    /// rim found by its orange looks moved when its box shows too little orange, and is looked for
-    /// again; any other (a grey rim found under the board's square, one the user gave) when the
-    /// picture around it is unlike what it was (``RimScene``), and it moves with that picture where
-    /// it is found in the frame (a found one that cannot be followed so is looked for again; the
-    /// user's is kept).
+    /// rim looks moved when the picture around it is unlike what it was (``RimScene``), and a rim
+    /// found by its orange also when its box shows too little orange. It then moves with that
+    /// picture where it is found in the frame; where it is not, a found rim is looked for again
+    /// and the user's is kept.
     public var rimLostSeconds: Double? = 2
     /// How a handheld camera's picture is held still (nil: frames are analysed as decoded).
     public var stabilizer: FrameStabilizer.Configuration? = .init()
@@ -345,10 +344,10 @@ public struct WorkoutAnalyzer: Sendable {
         var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
         let watchRim = (self.rim == nil && rimPoint == nil) || self.rimFound != nil
-        // The rim in use is watched by its orange (an orange rim found by it), or else by the
-        // picture around it (``RimScene``; nil until it is taken, and when it cannot be watched).
+        // The rim in use is watched by the picture around it (``RimScene``; nil until it is taken,
+        // and when it cannot be watched), and an orange rim found by its orange by that too.
         var byOrange = watchRim && self.rimFound?.underBoard != true
-        var scene = byOrange ? nil : rim.flatMap { RimScene(rim: $0, width: width, height: height) }
+        var scene = rim.flatMap { RimScene(rim: $0, width: width, height: height) }
         // The first frames decoded at the finder's size (as the finder and the fit read a file),
         // beside the analysis's, until there are enough: to fit the ring at the point given, or,
         // with nothing given, to look under the board's square for a rim that is not orange (a
@@ -363,7 +362,7 @@ public struct WorkoutAnalyzer: Sendable {
             lostRim = nil
             rimOrange = 0
             byOrange = orange
-            scene = orange ? nil : RimScene(rim: rim, width: width, height: height)
+            scene = RimScene(rim: rim, width: width, height: height)
             (shotDetector, brightDetector) = detecting(rim, netBelow: netBelow)
             let waiting = held
             held = []
@@ -435,13 +434,13 @@ public struct WorkoutAnalyzer: Sendable {
             if let current = shotDetector, let lost = rimLostSeconds, byOrange || scene != nil {
                 if time - lastCheck >= 0.25 {
                     lastCheck = time
-                    let bare: Bool
+                    // Unlike what it was (the camera moved, or something stands in front of
+                    // it), or, for an orange rim, bare of its orange.
+                    var bare = (scene?.look(at: frame)).map { $0 < RimScene.same } ?? false
                     if byOrange {
                         let orange = RimFinder.orangeFraction(in: frame, rim: current.rim)
                         rimOrange = max(rimOrange, orange)
-                        bare = orange < 0.3 * rimOrange
-                    } else {
-                        bare = (scene?.look(at: frame)).map { $0 < RimScene.same } ?? false
+                        bare = bare || orange < 0.3 * rimOrange
                     }
                     bareSince = bare ? (bareSince ?? time) : nil
                 }
@@ -451,9 +450,11 @@ public struct WorkoutAnalyzer: Sendable {
                     bareSince = nil
                     let moved = scene?.search(frame).flatMap { $0.score >= RimScene.found ? $0 : nil }
                     let shifted = moved.flatMap {
-                        current.rim.shifted(by: (Double($0.dx) / Double(width), Double($0.dy) / Double(height)))
+                        current.rim.shifted(by: ($0.dx / Double(width), $0.dy / Double(height)))
                     }
-                    if let watched = scene, let moved, abs(moved.dx) <= watched.block, abs(moved.dy) <= watched.block {
+                    if let watched = scene, let moved, abs(moved.dx) <= Double(watched.block),
+                        abs(moved.dy) <= Double(watched.block)
+                    {
                         // Still there (the picture changed around it for a while): watched against
                         // the picture as it is now.
                         scene = RimScene(rim: current.rim, width: width, height: height)
@@ -474,7 +475,7 @@ public struct WorkoutAnalyzer: Sendable {
                         brightTracker?.restartBackground()
                         held = suspect
                         suspect = []
-                        return try resume(with: shifted, netBelow: current.netBelow, byOrange: false)
+                        return try resume(with: shifted, netBelow: current.netBelow, byOrange: byOrange)
                     } else if !watchRim {
                         // The user's rim is kept whatever the picture; watched from now on
                         // against the picture as it is.
