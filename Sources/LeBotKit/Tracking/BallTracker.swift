@@ -112,9 +112,8 @@ public final class BallTracker {
     /// background every pixel of the new picture was new, and by brightness the knocked picture
     /// was full of "balls" (on the 3D court, four shots where there was none).
     public func restartBackground() {
-        let learned = ballColours
+        restartedColours = ballColours
         (width, height) = (0, 0)
-        restartedColours = learned
     }
     /// Kept across a ``restartBackground()``: put back once the background is taken again.
     private var restartedColours: [(cb: Double, cr: Double)]?
