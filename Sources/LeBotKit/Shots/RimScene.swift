@@ -54,20 +54,24 @@ struct RimScene: Sendable {
         let rows: Int
         var values: [Float]
 
-        init?(_ frame: VideoFrame, block: Int) {
+        /// `only`: the blocks measured (columns, rows; the rest stay 0), all when nil: a look at
+        /// the patch needs the blocks around it, not the frame.
+        init?(_ frame: VideoFrame, block: Int, only: (columns: Range<Int>, rows: Range<Int>)? = nil) {
             guard frame.format == .yuv420p || frame.format == .gray8, let luma = frame.planes.first, block > 0 else {
                 return nil
             }
             let (columns, rows) = (luma.width / block, luma.height / block)
             guard columns > 0, rows > 0 else { return nil }
             (self.columns, self.rows) = (columns, rows)
+            let across = (only?.columns ?? 0..<columns).clamped(to: 0..<columns)
+            let down = (only?.rows ?? 0..<rows).clamped(to: 0..<rows)
             var values = [Float](repeating: 0, count: columns * rows)
             let scale = 1 / Float(block * block)
             luma.bytes.withUnsafeBufferPointer { bytes in
-                for y in 0..<(rows * block) {
+                for y in (down.lowerBound * block)..<(down.upperBound * block) {
                     let line = y * luma.bytesPerRow
                     let to = (y / block) * columns
-                    for x in 0..<(columns * block) {
+                    for x in (across.lowerBound * block)..<(across.upperBound * block) {
                         values[to + x / block] += Float(bytes[line + x])
                     }
                 }
@@ -126,7 +130,10 @@ struct RimScene: Sendable {
     /// (1 the same, 0 nothing alike), the best over a block's shift either way (a pixel or two of
     /// jitter). Nil while gathering or when the patch is too flat to watch.
     mutating func look(at frame: VideoFrame) -> Double? {
-        guard !flat, let grid = Grid(frame, block: block) else { return nil }
+        guard !flat,
+            let grid = Grid(
+                frame, block: block, only: ((column - 1)..<(column + columns + 1), (row - 1)..<(row + rows + 1)))
+        else { return nil }
         guard let reference else {
             var values: [Float] = []
             values.reserveCapacity(columns * rows)

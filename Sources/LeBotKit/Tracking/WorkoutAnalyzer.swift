@@ -413,6 +413,15 @@ public struct WorkoutAnalyzer: Sendable {
             }
             return RimFinder().underBoard(in: frames.frames, seen: finder)
         }
+        /// The camera was knocked at `since`: what was pending is judged with the rim it had, and
+        /// the trackers learn the background afresh (against the old one the whole knocked picture
+        /// is new).
+        func leave(_ current: ShotEventDetector, at since: Double) {
+            decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
+            decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+            ballTracker.restartBackground()
+            brightTracker?.restartBackground()
+        }
         // Frames seen while the rim in use looks bare, not analysed yet: analysed with it if it comes
         // back (a player in front of it), or held for finding it again if it stays away.
         var suspect: [Taken] = []
@@ -459,11 +468,9 @@ public struct WorkoutAnalyzer: Sendable {
                         // the picture as it is now.
                         scene = RimScene(rim: current.rim, width: width, height: height)
                     } else if let moved, let shifted {
-                        // The camera moved and the rim with the picture: what was pending is
-                        // judged with the old rim, the frames from the first changed one with
-                        // the rim where the picture went.
-                        decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
-                        decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+                        // The camera moved and the rim with the picture: the frames from the
+                        // first changed one are judged with the rim where the picture went.
+                        leave(current, at: since)
                         let found = RimFinder.Result(
                             rim: shifted, confidence: (moved.score * 100).rounded() / 100, frames: 1,
                             evidence: RimScene.moveInWords(
@@ -471,8 +478,6 @@ public struct WorkoutAnalyzer: Sendable {
                             netBelow: current.netBelow, underBoard: rimFound?.underBoard)
                         rimMoves.append(RimMove(time: since, found: found))
                         onRim(found)
-                        ballTracker.restartBackground()
-                        brightTracker?.restartBackground()
                         held = suspect
                         suspect = []
                         return try resume(with: shifted, netBelow: current.netBelow, byOrange: byOrange)
@@ -481,14 +486,11 @@ public struct WorkoutAnalyzer: Sendable {
                         // against the picture as it is.
                         scene = RimScene(rim: current.rim, width: width, height: height)
                     } else {
-                        // The camera moved: what was pending is judged with the old rim, and the
-                        // rim is looked for again from the first changed frame on.
-                        decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
-                        decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+                        // The camera moved: the rim is looked for again from the first changed
+                        // frame on.
+                        leave(current, at: since)
                         lostRim = (current.rim, current.netBelow)
                         (shotDetector, brightDetector) = (nil, nil)
-                        ballTracker.restartBackground()
-                        brightTracker?.restartBackground()
                         finder = RimFinder.Accumulator(width: width, height: height)
                         firstHeld = nil
                         let waiting = suspect
