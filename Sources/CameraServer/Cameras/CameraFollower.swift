@@ -78,12 +78,19 @@ extension CameraService {
             if sameNetwork, camera.serialNumber != nil,
                 let service = device.serviceURLs.first(where: { HTTPURL($0)?.host == device.address })
             {
-                do {
-                    let client = try ONVIFClient(
-                        deviceURL: service, username: camera.username, password: password, timeout: .seconds(5))
-                    serial = .success(try await client.deviceInformation().serialNumber)
-                } catch {
-                    serial = .failure(error)
+                // A camera announces itself as it starts, before its web service takes connections
+                // (ipycam's first answer was a closed connection, and the move was refused for
+                // good): asked up to three times, a second apart.
+                for attempt in 1...3 {
+                    do {
+                        let client = try ONVIFClient(
+                            deviceURL: service, username: camera.username, password: password, timeout: .seconds(5))
+                        serial = .success(try await client.deviceInformation().serialNumber)
+                        break
+                    } catch {
+                        serial = .failure(error)
+                        if attempt < 3 { try? await Task.sleep(for: .seconds(1)) }
+                    }
                 }
             }
             switch CameraRelocation.decide(
