@@ -24,8 +24,8 @@ public final class CameraCoreServer: Sendable {
     let signInLimiter: RateLimiter
     let workers: MediaWorkers
     let logger: Logger
-    /// The last verification secret sent per e-mail (tests read it; mail delivery replaces the log).
-    let verifications: VerificationOutbox
+    /// Where account mail goes (a Maildir in the data directory).
+    let mail: MailDrop
     /// Reels being compiled: how far each is (0…1).
     let reelProgress = ProgressTable()
     /// Captures from the browser running now.
@@ -57,13 +57,18 @@ public final class CameraCoreServer: Sendable {
             database = try SQLiteDatabase(path: configuration.dataDirectory + "/cameracore.sqlite")
         }
         store = try await ServerStore(database: database)
-        let verifications = VerificationOutbox()
-        self.verifications = verifications
+        let mail = MailDrop(dataDirectory: configuration.dataDirectory, publicURL: configuration.publicURL)
+        self.mail = mail
         auth = try await Authenticator(
             store: store, secret: try Authenticator.secret(configuration: configuration), configuration: configuration,
             verificationSent: { email, secret in
-                verifications.sent.withLock { $0[email] = secret }
-                logger.notice("verify \(email): POST /api/auth/verify {\"token\": \"\(secret)\"}")
+                // The log says where the mail is, never what is in it.
+                do {
+                    let path = try mail.send(mail.verification(to: email, secret: secret))
+                    logger.notice("verification mail for \(email): \(path)")
+                } catch {
+                    logger.error("verification mail for \(email) not written: \(error)")
+                }
             })
         files = try ClipFiles(
             root: configuration.dataDirectory, minimumUploadRate: configuration.minUploadBytesPerSecond,
@@ -256,11 +261,6 @@ public final class CameraCoreServer: Sendable {
         await workers.shutdown()
         await store.database.close()
     }
-}
-
-/// Verification secrets sent, by e-mail.
-final class VerificationOutbox: Sendable {
-    let sent = Mutex<[String: String]>([:])
 }
 
 /// How far each piece of background work is (0…1), by id; shared with the tasks doing it.

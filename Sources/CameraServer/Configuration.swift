@@ -107,6 +107,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var trustedProxies: [String] = []
     /// Always mark cookies `Secure` (the server sits behind TLS however it is reached).
     public var secureCookies = false
+    /// Where people reach the web app (`https://cams.example.com`): links in the server's mail start
+    /// with it. Unset, mail carries codes only (never a link built from a request's `Host`).
+    public var publicURL: String?
     /// Created at start when set and missing, so `make run` has a login to show.
     public var demoEmail: String?
     public var demoPassword: String?
@@ -128,7 +131,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             maxReelsPerUser,
             maxWorkoutsPerUser, storageBytesPerUser, capturesAtOnce, captureMaxSeconds, captureIdleSeconds,
             ephemeralTokensPerMinute, analyzeShotsPerMinute, signInsPerMinute, geminiDailyBudget,
-            trustedProxies, secureCookies, demoEmail, demoPassword, bcryptCost
+            trustedProxies, secureCookies, publicURL, demoEmail, demoPassword, bcryptCost
     }
 
     public init(from decoder: any Decoder) throws {
@@ -190,6 +193,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         geminiDailyBudget = try value(.geminiDailyBudget, defaults.geminiDailyBudget)
         trustedProxies = try value(.trustedProxies, defaults.trustedProxies)
         secureCookies = try value(.secureCookies, defaults.secureCookies)
+        publicURL = try container.decodeIfPresent(String.self, forKey: .publicURL)
         demoEmail = try container.decodeIfPresent(String.self, forKey: .demoEmail)
         demoPassword = try container.decodeIfPresent(String.self, forKey: .demoPassword)
         bcryptCost = try value(.bcryptCost, defaults.bcryptCost)
@@ -205,6 +209,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ("APPLE_WEB_REDIRECT_URI", "Sign in with Apple on the web: return page"),
         ("CAMERACORE_SESSION_SECRET", "session token signing key"),
         ("CAMERACORE_ALLOWED_NETWORKS", "comma-separated CIDRs (or local) where cameras may be"),
+        ("CAMERACORE_PUBLIC_URL", "where people reach the web app; links in mail start with it"),
     ]
 
     /// Applies the environment variables that are set.
@@ -227,6 +232,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = text("APPLE_WEB_CLIENT_ID") { appleWebClientID = value }
         if let value = text("APPLE_WEB_REDIRECT_URI") { appleWebRedirectURI = value }
         if let value = text("CAMERACORE_SESSION_SECRET") { sessionSecret = value }
+        if let value = text("CAMERACORE_PUBLIC_URL") { publicURL = value }
         if let value = text("CAMERACORE_ALLOWED_NETWORKS") {
             allowedNetworks = value.split(separator: ",").map { String($0).trimmingWhitespace() }
         }
@@ -288,6 +294,16 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             ("captureIdleSeconds", Int(captureIdleSeconds.rounded(.up))),
         ] where value <= 0 {
             throw MediaError(.invalidArgument, operation: operation, message: "\(name): must be positive")
+        }
+        if let publicURL {
+            let parts = URLComponents(string: publicURL)
+            guard let parts, ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false,
+                parts.query == nil, parts.fragment == nil, parts.user == nil, publicURL.count <= 512
+            else {
+                throw MediaError(
+                    .invalidArgument, operation: operation,
+                    message: "publicURL: \"\(publicURL)\" is not an http(s) address like https://cams.example.com")
+            }
         }
         guard (4...31).contains(bcryptCost) else {
             throw MediaError(.invalidArgument, operation: operation, message: "bcryptCost: must be 4…31")

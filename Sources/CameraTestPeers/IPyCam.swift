@@ -27,6 +27,10 @@ public final class IPyCam: @unchecked Sendable {
     /// restarts, possibly at another address.
     public let endpoint: String?
     public let serialNumber: String
+    /// Seconds between its Hello and its ONVIF service taking connections. ipycam says Hello
+    /// first and opens its web service next, so a real one is briefly late already; this makes the
+    /// gap long enough that a client that asks once, at once, always finds the door shut.
+    public let serviceDelay: Double
     public let onvifPort = 8080
     public let rtspPort = 8554
     private var process: Process?
@@ -41,7 +45,7 @@ public final class IPyCam: @unchecked Sendable {
 
     public init(
         namespace: String, address: String, user: String = "admin", password: String = "secret", width: Int = 640,
-        height: Int = 360, endpoint: String? = nil, serialNumber: String = "PY-000001"
+        height: Int = 360, endpoint: String? = nil, serialNumber: String = "PY-000001", serviceDelay: Double = 0
     ) {
         self.namespace = namespace
         self.address = address
@@ -51,6 +55,7 @@ public final class IPyCam: @unchecked Sendable {
         self.height = height
         self.endpoint = endpoint
         self.serialNumber = serialNumber
+        self.serviceDelay = serviceDelay
     }
 
     deinit { stop() }
@@ -81,6 +86,12 @@ public final class IPyCam: @unchecked Sendable {
                 return "import ipycam.onvif as o; i = o.ONVIFService.__init__; "
                     + "o.ONVIFService.__init__ = lambda self, *a, **k: (i(self, *a, **k), setattr(self, 'device_uuid', \(literal)))[0]; "
             } ?? ""
+        // Holds its web server back (it starts right after discovery has said Hello).
+        let late =
+            serviceDelay > 0
+            ? "import time, ipycam.camera as c; h = c.ReusableThreadingTCPServer.__init__; "
+                + "c.ReusableThreadingTCPServer.__init__ = lambda self, *a, **k: (time.sleep(\(serviceDelay)), h(self, *a, **k))[1]; "
+            : ""
         let configPath = folder + "/ipycam.json"
         try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configPath))
         let process = Process()
@@ -90,7 +101,7 @@ public final class IPyCam: @unchecked Sendable {
             // inherits that thread's blocked SIGINT, and Python then never raises KeyboardInterrupt
             // (ipycam's clean stop, which sends its WS-Discovery Bye).
             "netns", "exec", namespace, Self.python, "-c",
-            pin + "import runpy, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+            pin + late + "import runpy, signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
                 + "signal.signal(signal.SIGINT, signal.default_int_handler); "
                 + "runpy.run_module('ipycam', run_name='__main__', alter_sys=True)",
             "--config", configPath, "--source", source.path,

@@ -124,7 +124,7 @@ struct AppleSignInTests {
             try await identityToken(key: first, kid: "k1", subject: "002.apple", email: "linked@example.com"))
         #expect(early.status == 409, "\(early.text)")
         #expect((early.object["error"] as? String ?? "").contains("verif"))
-        let secret = try #require(server.server.verifications.sent.withLock { $0["linked@example.com"] })
+        let secret = try server.mailedCode(to: "linked@example.com")
         let wrong = try await server.request(
             .POST, "/api/auth/verify", json: ["token": String(repeating: "0", count: 64)])
         #expect(wrong.status == 400)

@@ -431,6 +431,47 @@ struct AttackTests {
         #expect(try await server.request(.PUT, "/api/clips/q-3", token: other.token, json: clipMetadata).status == 200)
     }
 
+    @Test("the confirmation code goes only into the mail, and its link is the configured site, not the request's Host")
+    func confirmationMailKeepsTheCodeOutOfTheLog() async throws {
+        let log = LogRecorder()
+        let server = try await TestServer.start(logger: log.logger) { $0.publicURL = "https://cams.example.com/" }
+        defer { Task { await server.stop() } }
+        let signup = try await server.request(
+            .POST, "/api/auth/signup", json: ["email": "Mail@Example.com", "password": "password-mail"],
+            headers: [("Host", "evil.example"), ("X-Forwarded-Host", "evil.example")])
+        #expect(signup.status == 201, "\(signup.text)")
+        let code = try server.mailedCode(to: "mail@example.com")
+        let message = try #require(try server.mail(to: "mail@example.com").first)
+        #expect(message.contains("https://cams.example.com/#verify=\(code)\r\n"))
+        #expect(!message.contains("evil.example"))
+        #expect(!log.text.contains(code), "the log holds the code: \(log.text)")
+        #expect(log.text.contains("verification mail for mail@example.com"))
+        #expect(!signup.text.contains(code))
+        // Only the server's user can read the mail.
+        let mailFolder = server.directory + "/mail/new"
+        for name in try FileManager.default.contentsOfDirectory(atPath: mailFolder) {
+            let mode = try FileManager.default.attributesOfItem(atPath: mailFolder + "/" + name)[.posixPermissions]
+            #expect((mode as? Int).map { $0 & 0o077 } == 0)
+        }
+        // The code mailed is the one that confirms the address.
+        let verified = try await server.request(.POST, "/api/auth/verify", json: ["token": code])
+        #expect(verified.object["emailVerified"] as? Bool == true, "\(verified.text)")
+
+        // Without a public URL the mail carries the code and no link at all.
+        let plain = try await TestServer.start()
+        defer { Task { await plain.stop() } }
+        _ = try await plain.user("nolink")
+        let bare = try #require(try plain.mail(to: "nolink@example.com").first)
+        #expect(!bare.contains("#verify="))
+        #expect(bare.contains(try plain.mailedCode(to: "nolink@example.com")))
+
+        // An address with a control character is no address (a mail header cannot carry it).
+        let hostile = try await server.request(
+            .POST, "/api/auth/signup", json: ["email": "a\u{7}b@example.com", "password": "password-x"])
+        #expect(hostile.status == 400, "\(hostile.text)")
+        #expect((hostile.object["error"] as? String ?? "").contains("not an e-mail address"))
+    }
+
     @Test("error answers name the request, so a user's report finds the server's log line")
     func errorsCarryARequestID() async throws {
         let server = try await TestServer.start()

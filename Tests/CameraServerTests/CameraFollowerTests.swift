@@ -125,11 +125,12 @@ struct CameraFollowerTests {
         #expect(on.status == 200, "\(on.text)")
         #expect(try await health(server, id, token: user.token, seconds: 30) == "playing")
 
-        // A new lease: the camera stops, comes back at .3 and says Hello.
+        // A new lease: the camera stops, comes back at .3 and says Hello — 2.5 s before its
+        // ONVIF service takes connections (as it boots), so asking its serial number once fails.
         let old = camera.address
         camera.stopAnnouncing()
         let moved = try link.renumberDevice(to: 3, replacing: old)
-        camera = IPyCam(namespace: link.device, address: moved, endpoint: endpoint)
+        camera = IPyCam(namespace: link.device, address: moved, endpoint: endpoint, serviceDelay: 2.5)
         try camera.start()
         let started = Date()
         let (after, events) = try await self.camera(server, id, token: user.token, seconds: 20) { camera, _ in

@@ -2,8 +2,10 @@ import CameraCommon
 import CameraTestPeers
 import CameraTesting
 import Foundation
+import Logging
 import NIOHTTP1
 import Networking
+import Synchronization
 import Testing
 
 @testable import CameraServer
@@ -40,7 +42,8 @@ final class TestServer: Sendable {
     let databaseURL: String?
 
     static func start(
-        on backend: Backend = .sqlite, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+        on backend: Backend = .sqlite, logger: Logger = Logger(label: "cameracore-server"),
+        _ adjust: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
@@ -50,7 +53,7 @@ final class TestServer: Sendable {
         configuration.allowLoopbackCameras = true
         configuration.databaseURL = try backend.databaseURL()
         adjust(&configuration)
-        let server = try await CameraCoreServer(configuration: configuration)
+        let server = try await CameraCoreServer(configuration: configuration, logger: logger)
         let port = try await server.start()
         return TestServer(
             server: server, port: port, directory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
@@ -93,6 +96,22 @@ final class TestServer: Sendable {
         return Reply(status: response.status, body: response.body, headers: response.headers)
     }
 
+    /// The mail the server wrote to `email` (its Maildir's `new/`), oldest first.
+    func mail(to email: String) throws -> [String] {
+        let folder = directory + "/mail/new"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return try names.sorted().map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
+            .filter { $0.contains("\r\nTo: <\(email)>\r\n") }
+    }
+
+    /// The confirmation code in the last mail to `email`, as a person would copy it.
+    func mailedCode(to email: String) throws -> String {
+        let message = try #require(try mail(to: email).last, "no mail to \(email)")
+        let line = message.components(separatedBy: "\r\n").map { $0.trimmingWhitespace() }
+            .first { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }
+        return try #require(line, "no code in the mail to \(email)")
+    }
+
     /// Signs up a new user and returns the access token.
     func user(_ name: String = UUID().uuidString.lowercased()) async throws -> (
         token: String, refresh: String, id: String
@@ -130,3 +149,29 @@ enum ServerMedia {
 nonisolated(unsafe) let clipMetadata: [String: Any] = [
     "game": "Fortnite", "events": ["Kill", "Kill"], "timestamp": "2026-11-20T18:30:00Z", "duration": 2.0,
 ]
+
+/// Keeps every line a logger writes, so a test can say what a server's operator would read.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    var logger: Logger {
+        Logger(label: "recorded") { _ in Handler(recorder: self) }
+    }
+
+    struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            recorder.lines.withLock { $0.append("\(event.level) \(event.message) \(all)") }
+        }
+    }
+}

@@ -104,8 +104,7 @@ final class Authenticator: Sendable {
         return try await openSession(for: user)
     }
 
-    /// Where a new account's verification secret goes: the server's log (`make run` shows it;
-    /// an operator wires mail delivery here).
+    /// Where a new account's verification secret goes: the server mails it (``MailDrop``).
     let verificationSent: @Sendable (_ email: String, _ secret: String) -> Void
 
     /// Marks the account that was sent `secret` as owning its e-mail address.
@@ -130,7 +129,8 @@ final class Authenticator: Sendable {
         let email = email.trimmingWhitespace().lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-            !email.contains(where: { $0.isWhitespace })
+            !email.contains(where: { $0.isWhitespace }),
+            !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw MediaError(.invalidArgument, operation: "sign up", message: "email: not an e-mail address")
         }

@@ -80,17 +80,23 @@ extension CameraService {
             {
                 // A camera announces itself as it starts, before its web service takes connections
                 // (ipycam's first answer was a closed connection, and the move was refused for
-                // good): asked up to three times, a second apart.
-                for attempt in 1...3 {
+                // good): a connection that fails is tried again 0.5, 1, 2 and 4 s later. An answer
+                // (another serial number, refused credentials) is final at once, and so is a
+                // silence that has lasted 10 s.
+                let deadline = Date().addingTimeInterval(10)
+                for pause in [0.5, 1, 2, 4, nil] {
                     do {
                         let client = try ONVIFClient(
                             deviceURL: service, username: camera.username, password: password, timeout: .seconds(5))
                         serial = .success(try await client.deviceInformation().serialNumber)
-                        break
                     } catch {
                         serial = .failure(error)
-                        if attempt < 3 { try? await Task.sleep(for: .seconds(1)) }
+                        if case .transport = error, let pause, Date() < deadline {
+                            try? await Task.sleep(for: .seconds(pause))
+                            continue
+                        }
                     }
+                    break
                 }
             }
             switch CameraRelocation.decide(

@@ -77,9 +77,18 @@ public enum HTTPClient {
             head.headers.add(name: "Content-Length", value: String(body.count))
             head.headers.add(name: "Connection", value: "close")
             for (name, value) in headers { head.headers.add(name: name, value: value) }
-            try await outbound.write(.head(head))
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-            try await outbound.write(.end(nil))
+            // One write: a server that has the whole body may answer and close at once, and a
+            // separate last write (`.end`, no bytes for a sized body) then failed with "I/O on
+            // closed channel", losing the answer already received (seen under load in CI). An
+            // answer that arrived before a write failed is still read.
+            var writeFailure: (any Error)?
+            do {
+                try await outbound.write(contentsOf: [
+                    .head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil),
+                ])
+            } catch {
+                writeFailure = error
+            }
             var response: HTTPClientResponse?
             for try await part in inbound {
                 switch part {
@@ -96,6 +105,7 @@ public enum HTTPClient {
                     if let response { return response }
                 }
             }
+            if let writeFailure { throw writeFailure }
             throw MediaError(
                 .network, operation: operation, message: "the device closed the connection without answering")
         }
