@@ -17,8 +17,8 @@ struct AnalyzeCommand: AsyncParsableCommand {
             ball filmed outdoors is grey, not orange); the pass that saw clearly more shots is kept.
 
             The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
-            first 20 s; a rim that is not orange, under the backboard's painted square when the board \
-            faces the camera); the box used and how sure the finder was are printed. Give --rim to override it, \
+            first 20 s; a rim that is not orange, under the backboard's painted square, or beside it when \
+            the board is seen from the side); the box used and how sure the finder was are printed. Give --rim to override it, \
             e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the \
             way across, 42 % down, 8 % of the width wide. Or give only a point on the rim, --rim 0.89,0.43 \
             (or 622,181px): the ring around it is fitted (a thin dark or bright ellipse, a line from the \

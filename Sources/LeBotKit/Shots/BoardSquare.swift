@@ -24,6 +24,8 @@ extension RimFinder {
         /// Of the scan lines out of its left, right and top that came back onto board, the share
         /// that came back onto the same piece of board.
         var enclosed: Double
+        /// Found as a board seen from the side (``SquareRules/sideOn``): the rim is beside it.
+        var sideOn = false
     }
 
     /// How a square is told from other pale patches.
@@ -44,6 +46,17 @@ extension RimFinder {
         var enclosed = 0.8
         /// That piece is less than this many times the square's width across and its height tall.
         var board = 8
+        /// The board seen from the side: the square is a parallelogram taller than wide (at most
+        /// five times), narrow (more than twice as tall) or slanting (its middle column a tenth
+        /// shorter than its box), so its height is read down its middle column, not off its box.
+        var sideOn = false
+
+        /// The rules for a board seen from the side.
+        static var sideOnBoard: SquareRules {
+            var rules = SquareRules()
+            rules.sideOn = true
+            return rules
+        }
     }
 
     /// The backboard's inner square in `frames` (one picture, YUV 4:2:0, read through their
@@ -83,17 +96,34 @@ extension RimFinder {
         var best: BoardSquare?
         for (index, piece) in pieces.enumerated() {
             let id = Int32(index + 1)
-            let (w, h) = (piece.w, piece.h)
-            guard w >= 6, h >= 4, w <= width / 8, 2 * w >= h, w <= 3 * h,
-                Double(piece.pixels) >= rules.fill * Double(w * h),
+            let w = piece.w
+            let shaped = rules.sideOn ? (w < piece.h && piece.h <= 5 * w) : (2 * w >= piece.h && w <= 3 * piece.h)
+            guard w >= 6, piece.h >= 4, w <= width / 8, shaped,
+                Double(piece.pixels) >= rules.fill * Double(w * piece.h) || rules.sideOn,
                 Double(piece.minY + piece.maxY + 1) / 2 < Accumulator.lowestRimCentre * Double(height)
             else { continue }
+            // Top and bottom: the box's, or where the middle column enters and leaves the piece.
+            var (top, bottom) = (piece.minY, piece.maxY)
+            if rules.sideOn {
+                let middle = (piece.minX + piece.maxX) / 2
+                let rows = (piece.minY...piece.maxY).filter { labels[$0 * width + middle] == id }
+                // Narrow, or slanting: its middle column a tenth shorter than its box.
+                guard let first = rows.first, let last = rows.last, last - first >= 4,
+                    2 * w < piece.h || 10 * (last - first + 1) < 9 * piece.h,
+                    // Full: of a parallelogram as wide as the box and as tall as its middle
+                    // column (its slanting corners are not in it).
+                    Double(piece.pixels) >= rules.fill * Double(w * (last - first + 1))
+                else { continue }
+                (top, bottom) = (first, last)
+            }
+            let h = bottom - top + 1
             // Out from the middle of each side, along the middle three fifths of it: across the
             // piece, then a thin line (up to 45 % of the square's smaller side, 10 px at least: the
             // smoothing and the flatness test widen a line by three pixels each side), then board
             // again.
-            let longest = max(10, Int(0.45 * Double(min(w, h))))
-            let (centreX, centreY) = ((piece.minX + piece.maxX) / 2, (piece.minY + piece.maxY) / 2)
+            // (Side-on, of its height: the square's width is foreshortened, its top line is not.)
+            let longest = max(10, Int(0.45 * Double(rules.sideOn ? h : min(w, h))))
+            let (centreX, centreY) = ((piece.minX + piece.maxX) / 2, (top + bottom) / 2)
             func span(_ low: Int, _ high: Int) -> [Int] {
                 let (from, to) = (low + (high - low + 1) / 5, high - (high - low + 1) / 5)
                 return from <= to ? Array(from...to) : [(low + high) / 2]
@@ -116,7 +146,7 @@ extension RimFinder {
                 }
                 return Double(back) / Double(max(1, starts.count))
             }
-            let rows = span(piece.minY, piece.maxY).map { (centreX, $0) }
+            let rows = span(top, bottom).map { (centreX, $0) }
             let columns = span(piece.minX, piece.maxX).map { ($0, centreY) }
             let sides = [
                 scan(rows, -1, 0), scan(rows, 1, 0), scan(columns, 0, -1), scan(columns, 0, 1, counted: false),
@@ -133,7 +163,8 @@ extension RimFinder {
                 outside.maxY - outside.minY < rules.board * h,
                 w * h > (best.map { $0.width * $0.height } ?? 0)
             else { continue }
-            best = BoardSquare(x: piece.minX, y: piece.minY, width: w, height: h, sides: sides, enclosed: enclosed)
+            best = BoardSquare(
+                x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed, sideOn: rules.sideOn)
         }
         return best
     }
@@ -147,7 +178,8 @@ extension RimFinder {
     /// The rim under the board's inner square in `frames`, or nil when there is no square or no
     /// ring is clear under it.
     static func ringUnderBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
-        guard let first = frames.first, let square = boardSquare(in: frames) else { return nil }
+        guard let first = frames.first else { return nil }
+        guard let square = boardSquare(in: frames) else { return ringBesideBoard(in: frames) }
         let (w, h) = (Double(first.width), Double(first.height))
         let (side, tall) = (Double(square.width), Double(square.height))
         // The rim's centre is level with the square's bottom or a little below it (a camera under
@@ -179,8 +211,45 @@ extension RimFinder {
             let point = try? RimPoint(
                 x: (Double(square.x) + side / 2) / w, y: min(1, (Double(square.y) + tall * 1.1) / h)),
             let ring = ring(near: point, frames: frames, search: search), ring.score >= ringUnderSquare
-        else { return nil }
+        else { return ringBesideBoard(in: frames) }
         return (square, ring)
+    }
+
+    /// The rim beside a board seen from the side (``SquareRules/sideOnBoard``), or nil.
+    ///
+    /// Side-on the square is a narrow parallelogram, and the rim, sticking out from the board
+    /// toward the court, is seen beside it, not under it: on the 3D court's side placements its
+    /// centre was 1.15–1.2 of the square's height (down its middle) to the side, 0.27–0.41 below
+    /// its bottom, and half as wide as 0.72–0.76 of that height plus 4 px. Looked for on both
+    /// sides (which side depends on where the camera stands), from 0.8 to 1.6 heights out and
+    /// 0.1 to 0.6 below, half-widths 0.55–1.0 of the height plus 4 px. The ring there is a tube a
+    /// few pixels thick against a textured wall: lines measured two and three pixels across, and
+    /// the ring must be hollow (``RingSearch/hollow``).
+    static func ringBesideBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
+        guard let first = frames.first, let square = boardSquare(in: frames, rules: .sideOnBoard) else { return nil }
+        let (w, h) = (Double(first.width), Double(first.height))
+        let tall = Double(square.height)
+        let across = tall + 4
+        var search = RingSearch()
+        search.reach = 0.4 * tall / w
+        search.reachY = 0.25 * tall / h
+        search.smallest = 0.55 * across / w
+        search.largest = 1.0 * across / w
+        search.ratios = [0.12, 0.16, 0.2, 0.25, 0.3]
+        search.gaps = [2, 3]
+        search.hollow = true
+        search.slack = 0.04
+        let middle = Double(square.x) + Double(square.width) / 2
+        let rings = [-1.0, 1.0].compactMap { side -> Ring? in
+            guard
+                let point = try? RimPoint(
+                    x: min(1, max(0, (middle + side * 1.2 * tall) / w)),
+                    y: min(1, (Double(square.y) + tall * 1.35) / h))
+            else { return nil }
+            return ring(near: point, frames: frames, search: search)
+        }
+        guard let best = rings.max(by: { $0.score < $1.score }), best.score >= ringUnderSquare else { return nil }
+        return (square, best)
     }
 
     /// `plane` (`width`×`height`) with each pixel the mean of the 3×3 around it (clipped at the edges).

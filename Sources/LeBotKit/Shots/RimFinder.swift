@@ -11,7 +11,8 @@ import CameraIO
 ///
 /// A rim that is not orange (grey, rusty, dark red: most outdoor hoops) is found under the
 /// backboard's painted inner square instead (``ringUnderBoard(in:)``), where the board faces the
-/// camera enough to show it: at 45° or from behind, not from the side.
+/// camera enough to show it: at 45° or from behind; from the side, beside the square, which is
+/// then a narrow parallelogram (``ringBesideBoard(in:)``).
 ///
 /// ``Result/confidence`` (0–1) says how sure the finder is: shape, stability, net and board (for
 /// a rim under a square: how clearly the square is enclosed, and the ring). Below
@@ -89,7 +90,7 @@ public struct RimFinder: Sendable {
         return Result(
             rim: rim, confidence: confidence, frames: max(seen?.frames ?? 0, start.count),
             evidence:
-                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px, and under it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
+                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px\(square.sideOn ? " seen from the side" : ""), and \(square.sideOn ? "beside" : "under") it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
             netBelow: net, underBoard: true)
     }
 
@@ -169,7 +170,7 @@ public struct RimFinder: Sendable {
         MediaError(
             .invalidArgument, operation: operation,
             message:
-                "no hoop found in the first \(Int(seconds)) s (neither a still orange rim nor a ring under a backboard's painted square)"
+                "no hoop found in the first \(Int(seconds)) s (neither a still orange rim nor a ring under or beside a backboard's painted square)"
         )
     }
 

@@ -117,6 +117,13 @@ extension RimFinder {
         /// A pixel is on a line when it is this much darker (or brighter) than both neighbours two
         /// pixels away across it.
         var contrast = 10
+        /// How far either side the neighbours are (each distance tried): 2 for a line a pixel or
+        /// two thick; 2 and 3 for a tube 3–4 px thick seen side-on, whose middle is no darker than
+        /// pixels two away inside it.
+        var gaps = [2]
+        /// A ring is hollow: its score loses the share of points halfway inside it that are on a
+        /// line too. Without it a thick line fits best as an ellipse a pixel tall lying inside it.
+        var hollow = false
         /// The widest ring scoring within this of the best is taken: a net's knots and a bracket
         /// make small closed loops that fit as well as the ring or better.
         var slack = 0.16
@@ -248,8 +255,9 @@ extension RimFinder {
             readings.sort()
             return readings[readings.count / 2]
         }
-        let (lumaX0, lumaY0) = (max(0, x0 - 2), max(0, y0 - 2))
-        let (lumaX1, lumaY1) = (min(width - 1, x1 + 2), min(height - 1, y1 + 2))
+        let gap = search.gaps.max() ?? 2
+        let (lumaX0, lumaY0) = (max(0, x0 - gap), max(0, y0 - gap))
+        let (lumaX1, lumaY1) = (min(width - 1, x1 + gap), min(height - 1, y1 + gap))
         let lumaColumns = lumaX1 - lumaX0 + 1
         var luma = [Int](repeating: 0, count: lumaColumns * (lumaY1 - lumaY0 + 1))
         for y in lumaY0...lumaY1 {
@@ -261,9 +269,12 @@ extension RimFinder {
         for y in y0...y1 {
             for x in x0...x1 {
                 let centre = value(x, y)
-                let (up, down, left, right) = (value(x, y - 2), value(x, y + 2), value(x - 2, y), value(x + 2, y))
-                let darker = max(min(up, down) - centre, min(left, right) - centre)
-                let brighter = max(centre - max(up, down), centre - max(left, right))
+                var (darker, brighter) = (Int.min, Int.min)
+                for d in search.gaps {
+                    let (up, down, left, right) = (value(x, y - d), value(x, y + d), value(x - d, y), value(x + d, y))
+                    darker = max(darker, min(up, down) - centre, min(left, right) - centre)
+                    brighter = max(brighter, centre - max(up, down), centre - max(left, right))
+                }
                 let index = (y - y0) * columns + (x - x0)
                 lines[0][index] = darker > search.contrast
                 lines[1][index] = brighter > search.contrast
@@ -284,16 +295,24 @@ extension RimFinder {
         var candidates: [Ring] = []
         var columnAt = [Int](repeating: 0, count: search.samples)
         var rowOffset = [Int](repeating: 0, count: search.samples)
+        // Halfway inside (``RingSearch/hollow``): 0.6 of the way across, 0.4 of the way up.
+        var innerColumnAt = [Int](repeating: 0, count: search.samples)
+        var innerRowOffset = [Int](repeating: 0, count: search.samples)
         for (cueIndex, cue) in Cue.allCases.enumerated() {
             lines[cueIndex].withUnsafeBufferPointer { map in
                 for a in stride(from: smallest, to: largest, by: 1) {
                     for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
                         let b = max(1, a * ratio)
-                        for k in 0..<search.samples { rowOffset[k] = Int((fractionY + b * sines[k]).rounded()) }
+                        for k in 0..<search.samples {
+                            rowOffset[k] = Int((fractionY + b * sines[k]).rounded())
+                            innerRowOffset[k] = Int((fractionY + 0.4 * b * sines[k]).rounded())
+                        }
                         var best: Ring?
                         for cx in centresX {
                             for k in 0..<search.samples {
                                 columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
+                                innerColumnAt[k] =
+                                    min(max(Int((cx + 0.6 * a * cosines[k]).rounded()), 0), width - 1) - x0
                             }
                             for j in 0..<rowsOfCentres {
                                 // Samples on the outline that fall on a line, per quarter (no allocation
@@ -310,7 +329,15 @@ extension RimFinder {
                                 let coverage =
                                     Double(counts.0 + counts.1 + counts.2 + counts.3) / Double(4 * quarter)
                                 let least = min(counts.0, counts.1, counts.2, counts.3)
-                                let score = 0.5 * coverage + 0.5 * Double(least) / Double(quarter)
+                                var score = 0.5 * coverage + 0.5 * Double(least) / Double(quarter)
+                                if search.hollow {
+                                    var inside = 0
+                                    for k in 0..<search.samples {
+                                        let row = min(max(baseY + j + innerRowOffset[k], 0), height - 1) - y0
+                                        if map[row * columns + innerColumnAt[k]] { inside += 1 }
+                                    }
+                                    score -= Double(inside) / Double(search.samples)
+                                }
                                 if score > (best?.score ?? -1) {
                                     best = Ring(
                                         x: cx, y: firstY + Double(j), a: a, b: b, score: score, coverage: coverage,
