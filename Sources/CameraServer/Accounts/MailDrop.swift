@@ -51,7 +51,7 @@ struct MailDrop: Sendable {
     /// the file's path.
     ///
     /// - Throws: ``MediaError`` naming the folder that could not be written, or the header field
-    ///   that held a line break.
+    ///   that held a control character (a line break would start a header of the sender's own).
     @discardableResult
     func send(_ message: Message, now: Date = Date()) throws(MediaError) -> String {
         let operation = "write mail"
