@@ -22,6 +22,10 @@ public final class CameraCoreServer: Sendable {
     let cameras: CameraService
     let lebot: LeBotService
     let signInLimiter: RateLimiter
+    /// Confirmation mail sent again: per account, twice a minute and five times a day at most
+    /// (whoever signs up with someone else's address cannot flood it).
+    let resendLimiter = RateLimiter(perMinute: 2)
+    let resendDailyLimiter = RateLimiter(limit: 5, per: .seconds(86400))
     let workers: MediaWorkers
     let logger: Logger
     /// Where account mail goes (a Maildir in the data directory).

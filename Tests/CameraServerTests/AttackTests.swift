@@ -431,7 +431,9 @@ struct AttackTests {
         #expect(try await server.request(.PUT, "/api/clips/q-3", token: other.token, json: clipMetadata).status == 200)
     }
 
-    @Test("the confirmation code goes only into the mail, and its link is the configured site, not the request's Host")
+    @Test(
+        "the confirmation code goes only into the mail, its link is the configured site, not the request's Host, and it is sent again at most twice a minute"
+    )
     func confirmationMailKeepsTheCodeOutOfTheLog() async throws {
         let log = LogRecorder()
         let server = try await TestServer.start(logger: log.logger) { $0.publicURL = "https://cams.example.com/" }
@@ -464,6 +466,23 @@ struct AttackTests {
         let bare = try #require(try plain.mail(to: "nolink@example.com").first)
         #expect(!bare.contains("#verify="))
         #expect(bare.contains(try plain.mailedCode(to: "nolink@example.com")))
+
+        // Sent again on request, but not without end: twice a minute (then 429, saying when).
+        let nolink = try await plain.request(
+            .POST, "/api/auth/login", json: ["email": "nolink@example.com", "password": "password-nolink"])
+        let token = nolink.object["accessToken"] as? String
+        for _ in 0..<2 {
+            #expect(try await plain.request(.POST, "/api/auth/verify/resend", token: token).status == 202)
+        }
+        let flood = try await plain.request(.POST, "/api/auth/verify/resend", token: token)
+        #expect(flood.status == 429, "\(flood.text)")
+        #expect((flood.object["error"] as? String ?? "").hasPrefix("a code was sent a moment ago; try again in "))
+        #expect(flood.header("Retry-After") != nil)
+        #expect(try plain.mail(to: "nolink@example.com").count == 3)
+        // Once confirmed, there is nothing to send.
+        let confirmed = try await server.request(
+            .POST, "/api/auth/verify/resend", token: signup.object["accessToken"] as? String)
+        #expect(confirmed.status == 409, "\(confirmed.text)")
 
         // An address with a control character is no address (a mail header cannot carry it).
         let hostile = try await server.request(

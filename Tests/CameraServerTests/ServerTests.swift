@@ -202,6 +202,13 @@ struct ServerTests {
                 .POST, "/api/auth/password", 403,
                 json: ["currentPassword": "wrong-guess", "newPassword": "new-password-b"]),
             "DELETE /api/me": status(.DELETE, "/api/me", 403, json: ["password": "password-owner-a"]),
+            // B's code goes to B's address; A's one mail stays the only one to A.
+            "POST /api/auth/verify/resend": {
+                let sent = try await server.request(.POST, "/api/auth/verify/resend", token: b.token)
+                let mailsToA = try server.mail(to: "owner-a@example.com").count
+                return sent.status == 202 && sent.object["sentTo"] as? String == "intruder-b@example.com"
+                    && mailsToA == 1
+            },
             "POST /api/auth/logout-all": {
                 let other = try await server.request(
                     .POST, "/api/auth/login",

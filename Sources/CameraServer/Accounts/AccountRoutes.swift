@@ -140,6 +140,18 @@ extension CameraCoreServer {
                     throw APIError(.badRequest, "token: not a pending verification (already used or mistyped)")
                 }
             },
+            Route(
+                method: .post, path: "/api/auth/verify/resend", access: .user,
+                summary: "Mail a new confirmation code to the account's address (the old one stops working)"
+            ) { _, context in
+                let userID = try context.user()
+                try self.resendLimiter.check(userID, refusal: "a code was sent a moment ago")
+                try self.resendDailyLimiter.check(userID, refusal: "five codes were sent today, the most in a day")
+                guard let email = try await self.auth.resendVerification(userID: userID) else {
+                    throw APIError(.conflict, "this account's e-mail address is confirmed already")
+                }
+                return try json(["sentTo": email], status: .accepted)
+            },
             Route(method: .get, path: "/api/me", access: .user, summary: "The signed-in user") { _, context in
                 guard let user = try await self.store.user(id: try context.user()) else {
                     throw APIError(.unauthorized, "the account no longer exists")

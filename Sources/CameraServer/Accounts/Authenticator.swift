@@ -107,6 +107,17 @@ final class Authenticator: Sendable {
     /// Where a new account's verification secret goes: the server mails it (``MailDrop``).
     let verificationSent: @Sendable (_ email: String, _ secret: String) -> Void
 
+    /// Sends a new verification secret to the account's address (the old one stops working), and
+    /// returns the address; nil when the address is confirmed already.
+    func resendVerification(userID: String) async throws -> String? {
+        let verification = Self.randomSecret()
+        guard let email = try await store.renewVerification(userID: userID, hash: Self.digest(verification)) else {
+            return nil
+        }
+        verificationSent(email, verification)
+        return email
+    }
+
     /// Marks the account that was sent `secret` as owning its e-mail address.
     func verifyEmail(secret: String) async throws -> User {
         guard secret.count == 64, let user = try await store.verifyEmail(hash: Self.digest(secret)) else {

@@ -13,22 +13,29 @@ import Synchronization
     import Glibc
 #endif
 
-/// A sliding one-minute window per key (user id or address). Small and in memory: enough for one
-/// server process; several processes behind a balancer would each allow the limit.
+/// A sliding window per key (user id or address), a minute unless told otherwise. Small and in
+/// memory: enough for one server process; several processes behind a balancer would each allow the
+/// limit.
 final class RateLimiter: Sendable {
-    let perMinute: Int
+    /// How many in one window (``perMinute`` for the usual one-minute window).
+    let limit: Int
+    let window: Duration
     private let windows = Mutex<[String: [ContinuousClock.Instant]]>([:])
 
-    init(perMinute: Int) { self.perMinute = perMinute }
+    init(perMinute: Int) { (limit, window) = (perMinute, .seconds(60)) }
+    init(limit: Int, per window: Duration) { (self.limit, self.window) = (limit, window) }
+
+    var perMinute: Int { limit }
 
     /// True when `key` may go ahead now (and counts it); otherwise the seconds to wait.
     func allow(_ key: String) -> (allowed: Bool, retryAfter: Int) {
         let now = ContinuousClock.now
+        let window = window
         return windows.withLock { table in
-            if table.count > 10_000 { table = table.filter { now - ($0.value.last ?? now) < .seconds(60) } }
-            var recent = (table[key] ?? []).filter { now - $0 < .seconds(60) }
-            guard recent.count < perMinute else {
-                let wait = .seconds(60) - (now - recent[0])
+            if table.count > 10_000 { table = table.filter { now - ($0.value.last ?? now) < window } }
+            var recent = (table[key] ?? []).filter { now - $0 < window }
+            guard recent.count < limit else {
+                let wait = window - (now - recent[0])
                 return (false, max(1, Int(wait.components.seconds) + 1))
             }
             recent.append(now)

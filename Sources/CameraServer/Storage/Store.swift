@@ -69,6 +69,15 @@ final class ServerStore: Sendable {
         return user
     }
 
+    /// Replaces the pending verification secret of `userID` (when its address is not confirmed
+    /// yet) with the one hashing to `hash`; the address it goes to, or nil when already confirmed.
+    func renewVerification(userID: String, hash: String) async throws -> String? {
+        let rows = try await database.write(
+            "UPDATE users SET verify_hash = ? WHERE id = ? AND email_verified_at IS NULL RETURNING email",
+            [.text(hash), .text(userID)])
+        return rows.first?.string("email")
+    }
+
     /// Marks the account whose pending verification secret hashes to `hash` as verified.
     func verifyEmail(hash: String) async throws -> User? {
         let rows = try await database.write(

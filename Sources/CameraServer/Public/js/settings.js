@@ -77,12 +77,29 @@ async function verify(event) {
   } catch (error) { fieldError("verify-code", words(error)); }
 }
 
+async function resend() {
+  clearErrors($("verify-banner"));
+  $("verify-resent").textContent = "";
+  try {
+    const sent = await api("/api/auth/verify/resend", { method: "POST" });
+    $("verify-resent").textContent = `Sent again to ${sent.sentTo}: the code in the new mail replaces the old one.`;
+  } catch (error) {
+    if (error.status === 409) {
+      $("verify-banner").hidden = true;
+      toast("Your e-mail address is confirmed already.");
+    } else {
+      fieldError("verify-code", words(error));
+    }
+  }
+}
+
 export function wire({ signOut, leave }) {
   $("settings-form").addEventListener("submit", save);
   teach.wire({ changed: () => show().catch((error) => toast(words(error))) });
   $("gameProfileName").addEventListener("change", describeGame);
   $("password-form").addEventListener("submit", changePassword);
   $("verify-form").addEventListener("submit", verify);
+  $("verify-resend").addEventListener("click", resend);
   $("logout-all").addEventListener("click", async () => {
     const yes = await confirm({ title: "Sign out everywhere?", text: "Every phone, computer and cgame login of this account is signed out, this one too.", action: "Sign out everywhere" });
     if (yes) signOut("/api/auth/logout-all");
