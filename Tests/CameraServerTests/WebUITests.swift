@@ -493,7 +493,7 @@ struct WebUITests {
                 },
                 "arc: \(numbers)")
             // The rim it found is said and drawn on the picture, on the true rim.
-            #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim found automatically"))
+            #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim found automatically by its orange"))
             let drawn = try await browser.placed("#rim-box", over: "#workout-video")
             #expect(drawn != nil)
             if let drawn {
@@ -551,10 +551,45 @@ struct WebUITests {
             let rows = try await browser.run("return document.querySelectorAll('#shots tbody tr').length") as? Int ?? 0
             #expect(abs(rows - shots.count) <= 1 && rows > 0, "\(rows) shots listed, \(shots.count) taken")
             let rim = try await Self.text(browser, "#workout-rim")
-            #expect(rim.hasPrefix("Rim found automatically"), "\(rim)")
+            #expect(rim.hasPrefix("Rim found automatically by its orange"), "\(rim)")
             #expect(rim.contains("The camera moved (held by hand): the picture wandered up to "), "\(rim)")
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach-handheld", .phone)
+        }
+    }
+
+    @Test(
+        "coach, a grey rim filmed from the side: found beside the backboard's square, its box on the rim, every shot listed"
+    )
+    func coachGreyRimFromTheSide() async throws {
+        let folder = try temporaryDirectory()
+        var options = CourtCorpus.Options(placement: .sideLeft, width: 1280, height: 720, events: 6)
+        options.steelRim = true
+        let workout = try #require(
+            try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("side")
+
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "side")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", workout.path)
+            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the result", timeout: .seconds(120),
+                "return !document.getElementById('workout-result').hidden")
+            let rim = try await Self.text(browser, "#workout-rim")
+            #expect(rim.hasPrefix("Rim found automatically beside the backboard's square"), "\(rim)")
+            let shots = workout.events.filter { ![.dribble, .pass].contains($0.kind) }
+            let rows = try await browser.run("return document.querySelectorAll('#shots tbody tr').length") as? Int ?? 0
+            #expect(rows == shots.count, "\(rows) shots listed, \(shots.count) taken")
+            let drawn = try #require(try await browser.placed("#rim-box", over: "#workout-video"))
+            #expect(abs(drawn.x - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
+            #expect(abs(drawn.y - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-side-steel", .phone)
         }
     }
 

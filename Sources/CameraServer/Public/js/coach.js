@@ -217,8 +217,14 @@ function showResult(result, localURL = null) {
   const source = localURL || result.videoURL || null;
   const again = (advice) => (source ? ` ${advice}` : "");
   const shown = (label) => (source ? `shown as the box${label} on the picture` : "the orange bar on the chart");
+  // How it was found, in a few words (the finder's full evidence is in the analysis).
+  const how = !found
+    ? ""
+    : found.underBoard
+      ? (String(found.evidence || "").includes("seen from the side") ? " beside the backboard's square" : " under the backboard's square")
+      : " by its orange";
   $("workout-rim").textContent = found
-    ? `Rim found automatically (${Math.round(found.confidence * 100)} % sure), ${shown(" labelled “rim”")}.${again("If it is not on the rim, tap the rim and analyse again.")}`
+    ? `Rim found automatically${how} (${Math.round(found.confidence * 100)} % sure), ${shown(" labelled “rim”")}.${again("If it is not on the rim, tap the rim and analyse again.")}`
     : fitted && fitted.fitted
       ? `Rim fitted to the ring you tapped, ${shown("")}.${again("If it is not on the rim, drag a box around the rim and analyse again.")}`
       : fitted
