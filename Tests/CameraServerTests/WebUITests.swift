@@ -38,6 +38,25 @@ struct WebUITests {
         try await browser.wait(for: "the \(name) tab", "return !document.getElementById('\(name)').hidden")
     }
 
+    /// The 3D court's first tuning seed, rendered with `options` into a fresh folder.
+    static func courtWorkout(_ options: CourtCorpus.Options) throws -> BasketballCorpus.Video {
+        try #require(
+            try CourtCorpus.generate(
+                in: try temporaryDirectory(), seeds: [CourtCorpus.tuningSeeds[0]], options: options
+            ).first)
+    }
+
+    /// On the coach tab: chooses the video at `path`, analyses it with the rim found by itself, and
+    /// waits until the result shows (and `also`, when given, holds).
+    static func analyse(_ browser: Browser, _ path: String, timeout: Int = 120, also: String = "true") async throws {
+        try await browser.type("#workout-file", path)
+        try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
+        try await browser.click("#analyse")
+        try await browser.wait(
+            for: "the result", timeout: .seconds(timeout),
+            "return !document.getElementById('workout-result').hidden && \(also)")
+    }
+
     /// Whether a box drawn at (centre, width) is ``TestMedia/greyRing(at:seconds:frameRate:)``'s
     /// ring: centred within a quarter of its width, 0.85–1.2 of it wide (the 7 % box a tap stood
     /// for before a fit is 1.4 of it).
@@ -527,11 +546,9 @@ struct WebUITests {
 
     @Test("coach, a phone held by hand at 45°: the rim is found, the shots counted, and the page says the camera moved")
     func coachHandheldPhone() async throws {
-        let folder = try temporaryDirectory()
         var options = CourtCorpus.Options(placement: .angledLeft, width: 960, height: 540, events: 4)
         options.handheld = true
-        let workout = try #require(
-            try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
+        let workout = try Self.courtWorkout(options)
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         _ = try await server.user("holder")
@@ -539,12 +556,7 @@ struct WebUITests {
         try await Browser.with(.phone) { browser in
             try await Self.signIn(browser, server, as: "holder")
             try await Self.tab(browser, "coach")
-            try await browser.type("#workout-file", workout.path)
-            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
-            try await browser.click("#analyse")
-            try await browser.wait(
-                for: "the result", timeout: .seconds(120),
-                "return !document.getElementById('workout-result').hidden")
+            try await Self.analyse(browser, workout.path)
             // How well a handheld phone's shots are counted is the court bench's (BENCHMARKS.md: 1–13
             // extra per 100 at 720p); here, that they are listed: this video gives one extra.
             let shots = workout.events.filter { ![.dribble, .pass].contains($0.kind) }
@@ -562,11 +574,9 @@ struct WebUITests {
         "coach, a grey rim filmed from the side: found beside the backboard's square, its box on the rim, every shot listed"
     )
     func coachGreyRimFromTheSide() async throws {
-        let folder = try temporaryDirectory()
         var options = CourtCorpus.Options(placement: .sideLeft, width: 1280, height: 720, events: 6)
         options.steelRim = true
-        let workout = try #require(
-            try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
+        let workout = try Self.courtWorkout(options)
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         _ = try await server.user("side")
@@ -574,12 +584,7 @@ struct WebUITests {
         try await Browser.with(.phone) { browser in
             try await Self.signIn(browser, server, as: "side")
             try await Self.tab(browser, "coach")
-            try await browser.type("#workout-file", workout.path)
-            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
-            try await browser.click("#analyse")
-            try await browser.wait(
-                for: "the result", timeout: .seconds(120),
-                "return !document.getElementById('workout-result').hidden")
+            try await Self.analyse(browser, workout.path)
             let rim = try await Self.text(browser, "#workout-rim")
             #expect(rim.hasPrefix("Rim found automatically beside the backboard's square"), "\(rim)")
             let shots = workout.events.filter { ![.dribble, .pass].contains($0.kind) }
@@ -616,13 +621,8 @@ struct WebUITests {
         try await Browser.with(.phone) { browser in
             try await Self.signIn(browser, server, as: "cutter")
             try await Self.tab(browser, "coach")
-            try await browser.type("#workout-file", cut)
-            try await browser.wait(for: "the first frame", "return !document.getElementById('rim-step').hidden")
-            try await browser.click("#analyse")
-            try await browser.wait(
-                for: "the shots", timeout: .seconds(90),
-                "return !document.getElementById('workout-result').hidden && document.querySelectorAll('#shots tbody tr').length > 0"
-            )
+            try await Self.analyse(
+                browser, cut, timeout: 90, also: "document.querySelectorAll('#shots tbody tr').length > 0")
             let outcomes =
                 try await browser.run(
                     "return [...document.querySelectorAll('#shots tbody tr')].map(r => r.cells[2].textContent)"
@@ -1102,12 +1102,10 @@ struct WebUITests {
         "live training at a grey steel rim seen at 45° (an outdoor hoop, no orange): the rim found under the board's square with no tap; the phone knocked halfway, the rim follows the picture and the page says so; the shots counted, saved"
     )
     func liveTrainingAtASteelRim() async throws {
-        let folder = try temporaryDirectory()
         var options = CourtCorpus.Options(placement: .angledLeft, width: 960, height: 540, events: 4)
         options.steelRim = true
         options.knock = true
-        let workout = try #require(
-            try CourtCorpus.generate(in: folder, seeds: [CourtCorpus.tuningSeeds[0]], options: options).first)
+        let workout = try Self.courtWorkout(options)
         let shots = workout.events.filter(\.kind.isShot)
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
