@@ -17,7 +17,9 @@ import Testing
     /// A grey picture whose net box has a pattern that shifts when `netPhase` changes, with a dark
     /// ball of radius 5 at `ball` when given. `shiver`: four of the net's ~1,200 pixels (0.3–0.7 %)
     /// flip between frames, as a net swinging along the line of sight barely changes the picture.
-    static func frame(netPhase: Int, ball: (Double, Double)? = nil, shiver: Int? = nil) -> VideoFrame {
+    static func frame(netPhase: Int, ball: (Double, Double)? = nil, shiver: Int? = nil, faint: Bool = false)
+        -> VideoFrame
+    {
         var frame = VideoFrame(format: .yuv420p, width: width, height: height, fill: [110, 128, 128])
         var luma = frame.planes[0].bytes
         for row in 62..<92 {
@@ -26,8 +28,8 @@ import Testing
             }
         }
         if let shiver, shiver % 2 == 1 {
-            for row in 96..<98 {
-                for column in 222..<224 { luma[row * frame.planes[0].bytesPerRow + column] = 230 }
+            for row in 96..<(faint ? 97 : 98) {
+                for column in 222..<(faint ? 223 : 224) { luma[row * frame.planes[0].bytesPerRow + column] = 230 }
             }
         }
         if let (x, y) = ball {
@@ -48,17 +50,19 @@ import Testing
     /// second after the crossing when `netSwings`. With `drawn`, the ball is in the pictures too,
     /// and the tracker does not report it in the frames `unseen` (indices after the crossing). With
     /// `turned` frames, the ball came off the board: it went on toward it past `entryX`, and its last
-    /// `turned` frames above the rim line move as `fall.x` says (negative: back, away from the board).
-    /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:)``).
+    /// `turned` frames above the rim line move as `fall.x` says (negative: back, away from the board),
+    /// the first of them by `bounce` of a step only (it hit the board partway through that frame).
+    /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:faint:)``);
+    /// `faintly`: by one pixel in four (about 0.13 %), as a bank off the board seen from behind moves it.
     /// `shrinking`: the ball is seen half as large again at the release as at the rim (it flew
     /// away from the camera, as from behind the shooter or at 45°). `cutOff`: the input ends this
     /// many frames after the crossing (a live session stopped right after the shot), and
     /// ``ShotEventDetector/finish(at:)`` is called.
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
-        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false,
+        fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false, faintly: Bool = false,
         shooterX: Double = 80, drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0,
-        shrinking: Bool = false, cutOff: Int? = nil
+        shrinking: Bool = false, cutOff: Int? = nil, bounce: Double = 1
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -72,13 +76,13 @@ import Testing
             let t = Double(i) / 20
             points.append((shooterX + (apexX - shooterX) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
         }
-        let turnX = entryX - toward * Double(turned) * fall.x
+        let turnX = entryX - toward * (Double(turned) - 1 + bounce) * fall.x
         for i in 1...10 {
             let t = Double(i) / 10
             let x =
                 i <= 10 - turned
                 ? apexX + (turnX - apexX) * Double(i) / Double(10 - turned)
-                : turnX + toward * Double(i - 10 + turned) * fall.x
+                : turnX + toward * (Double(i - 10 + turned) - 1 + bounce) * fall.x
             points.append((x, 10 + 50 * t * t + 2 * t))
         }
         for i in 1...20 { points.append((entryX + toward * Double(i) * fall.x, 62 + Double(i) * fall.y)) }
@@ -99,7 +103,7 @@ import Testing
                 missed ? [] : [ball], time: time,
                 frame: frame(
                     netPhase: netSwings && afterCrossing ? index : 0, ball: drawn ? point : nil,
-                    shiver: netShivers && afterCrossing ? index : nil))
+                    shiver: netShivers && afterCrossing ? index : nil, faint: faintly))
         }
         // Nothing in sight for two seconds after.
         for index in 0..<60 {
@@ -147,6 +151,20 @@ import Testing
             detector(), from: 1, entryX: 216, slope: 1.2, fall: (-4.2, 5), netSwings: false, turned: 3)
         #expect(long.map(\.outcome) == [.miss], "\(long.map(\.reason))")
         #expect(long.first?.reason.hasPrefix("went wide") == true, "\(long.map(\.reason))")
+    }
+
+    /// A long that hit the board just above the rim, partway through a frame, turned in its last
+    /// two frames above the rim line: the speed it came off the board with was not seen (a third
+    /// of a step back in that frame), and the board's knock shook the net. Under the rim it still moves across at 4.2 px a frame (four rim widths a
+    /// second), steadily, which no net lets a ball do; a bank the net holds moves 1.5.
+    @Test func aLongThatTurnedJustAboveTheRimAndKeptMovingUnderItWentPast() {
+        let long = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (-4.2, 5), netSwings: true, turned: 2, bounce: 0.3)
+        #expect(long.map(\.outcome) == [.miss], "\(long.map(\.reason))")
+        #expect(long.first?.reason.hasPrefix("went wide") == true, "\(long.map(\.reason))")
+        let bank = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (-1.5, 5), netSwings: true, turned: 2, bounce: 0.3)
+        #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
     }
 
     /// Noah's numbers are the ones the view gives: from the side, the entry angle and how deep
@@ -222,6 +240,15 @@ import Testing
         #expect(netMotion > 0.0025 && netMotion < 0.009, "\(netMotion)")
         let across = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, netShivers: true)
         #expect(across.map(\.outcome) == [.miss], "\(across.map(\.reason))")
+        // A quarter of that (a bank off the board falls nearly straight and swings the net least: 0.13–0.21 %
+        // on the 3D court from behind) is a make too; a net that did not move at all is a miss.
+        let faint = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, netShivers: true, faintly: true,
+            shrinking: true)
+        #expect(faint.map(\.outcome) == [.make], "\(faint.map(\.reason)), net \(faint.map(\.netMotion))")
+        #expect((faint.first?.netMotion ?? 1) < 0.0025, "\(faint.map(\.netMotion))")
+        let still = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, shrinking: true)
+        #expect(still.map(\.outcome) == [.miss], "\(still.map(\.reason))")
     }
 
     /// A ball falling through the net's box changes the pixels where it is and where it was; the

@@ -53,8 +53,10 @@ public final class ShotEventDetector {
         /// the net swings the way the ball went, along the line of sight, and barely changes the
         /// picture, while a ball that hit the rim and stayed out of the net leaves it still. Seen
         /// slices (stop 35): such steep misses peaked at 0 % (one at 0.23 %), makes at 0.09 % and
-        /// 0.3 % up.
-        public var netMotionForMakeAlongTheView = 0.0025
+        /// 0.3 % up. Stop 45 (the 3D court's net now holding the ball, seen slices): misses at 0 %
+        /// (one at 0.07 %), and banks, which fall off the board nearly straight and swing the net
+        /// least, at 0.13–0.21 %, under the 0.25 % this was until then.
+        public var netMotionForMakeAlongTheView = 0.001
         /// Share of the net's pixels that changed, at the peak, that says a net the rim finder saw
         /// is a net that moves (a painted one, or a white wall, moves not at all), when it is short of
         /// a swing. Seen slices (stop 37): side-on misses that passed the rim moved it 0.06–1.4 %.
@@ -68,6 +70,14 @@ public final class ShotEventDetector {
         /// widths a second: about all of it, as a ball in free flight does.
         public var keptAcross = 0.93...1.5
         public var movingAcross = 1.5
+        /// Rim widths a second across the picture that a ball still moves, steadily, in its first
+        /// six frames a third of a rim width or more under the rim, when it did not go through the
+        /// net (``passedBeside``), whatever speed it came in with: a net takes most of it in the
+        /// tenth of a second the ball spends in it. 3D court (stop 45, seen slices): balls that
+        /// passed beside and were called makes moved 1.2–5.1, makes at most 2.3.
+        public var keptMovingUnder = 2.4
+        /// The share of that speed the ball keeps over the later four of those frames.
+        public var keptMovingShare = 0.75
         public init() {}
     }
 
@@ -574,16 +584,24 @@ public final class ShotEventDetector {
     /// last turned across the picture, when it did: a long off the board turns just above the rim,
     /// and the speed it came in with says nothing of the one it fell with) and the first four a
     /// third of a rim width or more under it.
+    /// Or, when it flew across the picture (from the side) and turned in its last frames above the
+    /// rim line (off the board), whatever it came in with, it still moved across the picture under
+    /// the rim at ``Configuration/keptMovingUnder`` rim widths a second or more, steadily (the later
+    /// four of its first six frames there kept ``Configuration/keptMovingShare`` of the first
+    /// four's speed): a long off the board turns a frame or two above the rim, too late for the
+    /// speed it came off the board with to be measured, and its knock shakes the net as a make does.
     func passedBeside(_ attempt: Attempt) -> Bool {
         guard let crossing = attempt.crossing else { return false }
         var before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
         // Only since the ball last turned across the picture: off the board, the speed it came in
         // with is not the speed it fell with.
+        var turned = false
         if before.count >= 3 {
             let points = Array(before)
             let heading = points[points.count - 1].x - points[points.count - 2].x
             if let turn = (1..<points.count - 1).last(where: { (points[$0].x - points[$0 - 1].x) * heading < 0 }) {
                 before = before.suffix(points.count - turn)
+                turned = true
             }
         }
         let after = attempt.points.filter {
@@ -595,7 +613,25 @@ public final class ShotEventDetector {
             return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
         }
         let (comingIn, goingOn) = (across(before), across(after))
-        return abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn)
+        if abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn) {
+            return true
+        }
+        // Off the board a ball turns just above the rim, and the frames since say little of its
+        // speed: under the rim alone, a ball still moving across fast and steadily is in no net.
+        // Only then: a ball seen coming in is measured against its own speed, above (the drawn
+        // side-view corpus's net lets a make through at half its speed, which can be more than
+        // this). And only a ball that flew across the picture (``acrossTheView``): at 45° and from
+        // behind, across the picture mixes in the ball's way towards the camera and the camera's
+        // slant, and a real make (ncku_new at 16 s, from behind, the net swinging 2.6 %) moved across
+        // under the rim that fast.
+        guard turned, acrossTheView(attempt) else { return false }
+        let under = attempt.points.filter {
+            $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
+        }.prefix(6)
+        guard under.count == 6 else { return false }
+        let (first, later) = (across(under.prefix(4)), across(under.suffix(4)))
+        return abs(first) >= configuration.keptMovingUnder && first * later > 0
+            && abs(later) >= configuration.keptMovingShare * abs(first)
     }
 
     /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
