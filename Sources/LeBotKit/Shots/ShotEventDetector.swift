@@ -604,9 +604,11 @@ public final class ShotEventDetector {
                 turned = true
             }
         }
-        let after = attempt.points.filter {
+        // Its first frames a third of a rim width or more under the rim, within half a second.
+        let under = attempt.points.filter {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
-        }.prefix(4)
+        }.prefix(6)
+        let after = under.prefix(4)
         guard before.count >= 2, after.count >= 3 else { return false }
         func across(_ points: ArraySlice<BallObservation>) -> Double {
             let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
@@ -624,11 +626,7 @@ public final class ShotEventDetector {
         // behind, across the picture mixes in the ball's way towards the camera and the camera's
         // slant, and a real make (ncku_new at 16 s, from behind, the net swinging 2.6 %) moved across
         // under the rim that fast.
-        guard turned, acrossTheView(attempt) else { return false }
-        let under = attempt.points.filter {
-            $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
-        }.prefix(6)
-        guard under.count == 6 else { return false }
+        guard turned, acrossTheView(attempt), under.count == 6 else { return false }
         let (first, later) = (across(under.prefix(4)), across(under.suffix(4)))
         return abs(first) >= configuration.keptMovingUnder && first * later > 0
             && abs(later) >= configuration.keptMovingShare * abs(first)
