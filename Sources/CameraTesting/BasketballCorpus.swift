@@ -6,10 +6,11 @@ import Foundation
 ///
 /// A side view of one basket: wall and wooden floor with sensor noise and slow lighting changes, a
 /// backboard, an orange rim and a net, a dark player who moves between shots, and a ball whose
-/// flight is *simulated* (gravity, the rim's front and back edges, the backboard, the floor, drag
-/// in the net). Shots are drawn by aiming at random and keeping the ones whose simulated outcome is
-/// the kind wanted, so rim-outs, bank shots and air balls happen the way physics makes them, not
-/// as scripted paths. Dribbles and passes are the non-shots.
+/// flight is *simulated* (gravity, the rim's front and back edges, the backboard, the floor, a net
+/// that holds a ball through the hoop and takes most of its speed across). Shots are drawn by
+/// aiming at random and keeping the ones whose simulated outcome is the kind wanted, so rim-outs,
+/// bank shots and air balls happen the way physics makes them, not as scripted paths. Dribbles and
+/// passes are the non-shots.
 public enum BasketballCorpus {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case clean, bank, rimOut, long, short, airball, dribble, pass
@@ -213,10 +214,26 @@ public enum BasketballCorpus {
                     flight.made = true
                     flight.rimTime = time
                 }
-                // The net slows the ball.
-                if ball.y > rimY, ball.y < scene.netBottom, ball.x > scene.rimFront.x, ball.x < scene.rimBack.x {
-                    ball.vx *= 0.985
-                    ball.vy *= 0.99
+                // The net holds a ball that came through the hoop, as the 3D court's does (stop 45): the
+                // cords narrow from the rim to the net's bottom, a ball pressed against them loses its
+                // speed outward, and their drag takes about two thirds of its speed across and a fifth
+                // of its fall in the tenth of a second it takes to drop through. (Until stop 46 the
+                // net slowed only a ball whose centre was between the rim's edges, by a share per
+                // simulation step: a bank coming back off the board left through the net's front at
+                // three quarters of its speed, as a ball that passed beside the hoop does.)
+                if flight.made, ball.y > rimY, ball.y < scene.netBottom {
+                    let down = (ball.y - rimY) / (scene.netBottom - rimY)
+                    let left = scene.rimFront.x + 10 * scene.scale * down
+                    let right = scene.rimBack.x - 10 * scene.scale * down
+                    let centre = (left + right) / 2
+                    let room = max(3 * scene.scale, (right - left) / 2 - r * 0.5)
+                    let off = ball.x - centre
+                    if abs(off) > room {
+                        if ball.vx * off > 0 { ball.vx *= -0.2 }
+                        ball.x = centre + (off > 0 ? room : -room)
+                    }
+                    ball.vx *= exp(-13.8 * dt)
+                    ball.vy *= exp(-3 * dt)
                 }
                 if ball.y + r > scene.floorY, ball.vy > 0 {
                     if landed == nil { landed = time }

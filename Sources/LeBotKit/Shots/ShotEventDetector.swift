@@ -78,6 +78,9 @@ public final class ShotEventDetector {
         public var keptMovingUnder = 2.4
         /// The share of that speed the ball keeps over the later four of those frames.
         public var keptMovingShare = 0.75
+        /// Rim widths a second across the picture under which a ball that came back off the board,
+        /// in its first four frames under the rim, was stopped by the net (``heldAfterTheBoard``).
+        public var heldUnder = 1.2
         public init() {}
     }
 
@@ -101,6 +104,9 @@ public final class ShotEventDetector {
     /// The rim finder saw a net hang under the rim (``RimFinder/Result/netBelow``).
     let netBelow: Bool
     private var netStill = 0
+    /// Shots after which a net the rim finder saw moved at least a little
+    /// (``Configuration/netMovedALittle``): it is a net that moves, for the rest of the video.
+    private var netMoved = 0
     /// Votes so far for a camera behind the shooter (positive) or at the side (negative): from
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
     /// below it; from the side, they come down at a slant and leave the hands rim widths away.
@@ -574,24 +580,29 @@ public final class ShotEventDetector {
         return roots.first { $0 >= low && $0 <= high } ?? linear
     }
 
-    /// Whether the ball, come down inside the rim in the picture, kept its speed across the picture
-    /// under it, as a ball in free flight does: it passed in front of or behind the rim, not through
-    /// the net, which takes most of that speed. Measured on the 3D court a few frames under the rim:
-    /// makes kept 0.35–0.6 of it from the side; balls that passed the rim kept 0.96–1.3. At 45° a
-    /// make can keep 0.9 or gain speed across (2× with a hand-held camera): the camera's tilt slants
-    /// a straight fall, more the faster it falls; so can a ball pushed by the board. Neither is taken
-    /// for a ball that went past. Speeds over the last four frames above the rim line (from where it
-    /// last turned across the picture, when it did: a long off the board turns just above the rim,
-    /// and the speed it came in with says nothing of the one it fell with) and the first four a
-    /// third of a rim width or more under it.
-    /// Or, when it flew across the picture (from the side) and turned in its last frames above the
-    /// rim line (off the board), whatever it came in with, it still moved across the picture under
-    /// the rim at ``Configuration/keptMovingUnder`` rim widths a second or more, steadily (the later
-    /// four of its first six frames there kept ``Configuration/keptMovingShare`` of the first
-    /// four's speed): a long off the board turns a frame or two above the rim, too late for the
-    /// speed it came off the board with to be measured, and its knock shakes the net as a make does.
-    func passedBeside(_ attempt: Attempt) -> Bool {
-        guard let crossing = attempt.crossing else { return false }
+    /// How the ball moved across the picture around the rim line, once it came down into the rim:
+    /// its speed over its last four frames above the line (from where it last turned across the
+    /// picture, when it did), and its first six frames a third of a rim width or more under it,
+    /// within half a second.
+    struct Descent {
+        /// Rim widths a second across the picture, coming down to the rim line.
+        var comingIn: Double
+        /// It turned across the picture in those last frames (off the board, just above the rim).
+        var turned: Bool
+        /// It was on its way back towards the shooter as it came down to the rim line: off the board
+        /// (a turn earlier than those frames is not seen as one).
+        var cameBack: Bool
+        var under: ArraySlice<BallObservation>
+
+        /// Rim widths a second across the picture over `points`.
+        static func across(_ points: ArraySlice<BallObservation>, rimWidth: Double) -> Double {
+            let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
+            return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
+        }
+    }
+
+    func descent(_ attempt: Attempt) -> Descent? {
+        guard let crossing = attempt.crossing else { return nil }
         var before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
         // Only since the ball last turned across the picture: off the board, the speed it came in
         // with is not the speed it fell with.
@@ -604,32 +615,73 @@ public final class ShotEventDetector {
                 turned = true
             }
         }
-        // Its first frames a third of a rim width or more under the rim, within half a second.
         let under = attempt.points.filter {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
         }.prefix(6)
-        let after = under.prefix(4)
-        guard before.count >= 2, after.count >= 3 else { return false }
-        func across(_ points: ArraySlice<BallObservation>) -> Double {
-            let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
-            return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
-        }
-        let (comingIn, goingOn) = (across(before), across(after))
+        guard before.count >= 2 else { return nil }
+        let comingIn = Descent.across(before, rimWidth: rimWidth)
+        let cameBack = comingIn * ((rimLeft + rimRight) / 2 - attempt.release.x) < 0
+        return Descent(comingIn: comingIn, turned: turned, cameBack: cameBack, under: under)
+    }
+
+    /// Whether the ball, come down inside the rim in the picture, kept its speed across the picture
+    /// under it, as a ball in free flight does: it passed in front of or behind the rim, not through
+    /// the net, which takes most of that speed. Measured on the 3D court a few frames under the rim:
+    /// makes kept 0.35–0.6 of it from the side; balls that passed the rim kept 0.96–1.3. At 45° a
+    /// make can keep 0.9 or gain speed across (2× with a hand-held camera): the camera's tilt slants
+    /// a straight fall, more the faster it falls; so can a ball pushed by the board. Neither is taken
+    /// for a ball that went past. Speeds over the last four frames above the rim line (from where it
+    /// last turned across the picture, when it did: a long off the board turns just above the rim,
+    /// and the speed it came in with says nothing of the one it fell with) and the first four a
+    /// third of a rim width or more under it (``Descent``).
+    /// Or, when it flew across the picture (from the side) and came off the board — it turned in its
+    /// last frames above the rim line, or was on its way back towards the shooter when it came down
+    /// to it — whatever it came in with, it still moved across the picture under the rim at
+    /// ``Configuration/keptMovingUnder`` rim widths a second or more, steadily (the later four of
+    /// its first six frames there kept ``Configuration/keptMovingShare`` of the first four's speed):
+    /// a long off the board turns a frame or two above the rim, too late for the speed it came off
+    /// the board with to be measured, and its knock shakes the net as a make does. A bank comes off
+    /// the board the same way, but the net stops it (``heldAfterTheBoard``).
+    func passedBeside(_ attempt: Attempt) -> Bool {
+        guard let descent = descent(attempt), descent.under.count >= 3 else { return false }
+        let across = { Descent.across($0, rimWidth: self.rimWidth) }
+        let (comingIn, goingOn) = (descent.comingIn, across(descent.under.prefix(4)))
         if abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn) {
             return true
         }
         // Off the board a ball turns just above the rim, and the frames since say little of its
         // speed: under the rim alone, a ball still moving across fast and steadily is in no net.
-        // Only then: a ball seen coming in is measured against its own speed, above (the drawn
-        // side-view corpus's net lets a make through at half its speed, which can be more than
-        // this). And only a ball that flew across the picture (``acrossTheView``): at 45° and from
-        // behind, across the picture mixes in the ball's way towards the camera and the camera's
-        // slant, and a real make (ncku_new at 16 s, from behind, the net swinging 2.6 %) moved across
-        // under the rim that fast.
-        guard turned, acrossTheView(attempt), under.count == 6 else { return false }
-        let (first, later) = (across(under.prefix(4)), across(under.suffix(4)))
+        // Only a ball that came off the board (it turned, or was on its way back): one seen coming
+        // in towards the board is measured against its own speed, above. And only a ball that flew
+        // across the picture (``acrossTheView``): at 45° and from behind, across the picture mixes
+        // in the ball's way towards the camera and the camera's slant, and a real make (ncku_new at
+        // 16 s, from behind, the net swinging 2.6 %) moved across under the rim that fast.
+        guard descent.turned || descent.cameBack, acrossTheView(attempt), descent.under.count == 6 else {
+            return false
+        }
+        let (first, later) = (goingOn, across(descent.under.suffix(4)))
         return abs(first) >= configuration.keptMovingUnder && first * later > 0
             && abs(later) >= configuration.keptMovingShare * abs(first)
+    }
+
+    /// Whether a ball that flew across the picture (from the side) came off the board into the rim
+    /// (``Descent/cameBack``) and was stopped under it — moving across at less than
+    /// ``Configuration/heldUnder`` rim widths a second over its first four frames there, within the
+    /// rim's opening — while the net moved at least a little: a bank. It drops in nearly straight,
+    /// and swings the net less than a ball that flew through it across the picture. On the 3D court
+    /// (stop 46, seen slices) side-on banks under the rim moved across at 0.6 rim widths a second at
+    /// most and set the net moving 0.4–12 %; the longs that came back off the board past the rim
+    /// kept 2.2 or more, and the steep rim-outs that came back left the net still.
+    func heldAfterTheBoard(_ attempt: Attempt, netPeak: Double) -> Bool {
+        guard netPeak >= configuration.netMovedALittle, let descent = descent(attempt), descent.cameBack,
+            descent.under.count >= 4, acrossTheView(attempt), let crossingX = attempt.crossingX
+        else { return false }
+        // In the net: it came down within the rim and stays under it.
+        let opening = rimLeft...rimRight
+        guard opening.contains(crossingX), descent.under.prefix(4).allSatisfy({ opening.contains($0.x) }) else {
+            return false
+        }
+        return abs(Descent.across(descent.under.prefix(4), rimWidth: rimWidth)) < configuration.heldUnder
     }
 
     /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
@@ -655,8 +707,9 @@ public final class ShotEventDetector {
     /// across the picture, whose path went through the rim, is a miss if the net stayed still
     /// after it had been seen to swing in this video. A net the rim finder saw (``netBelow``) that
     /// moved a little after the ball came down (``Configuration/netMovedALittle``), short of a
-    /// swing, is live too, from the first shot: the ball brushed it on its way past, not through.
-    /// A painted net, or white under the rim that is not one, never moves at all, and is left to
+    /// swing, is live too, from the first shot and for the rest of the video: the ball brushed it
+    /// on its way past, not through. A ball lost after it came down into the rim is a miss when
+    /// such a live net did not move at all. A painted net, or white under the rim that is not one, never moves at all, and is left to
     /// the path as before. (Overruling makes by the path on every view
     /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
     /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
@@ -669,8 +722,11 @@ public final class ShotEventDetector {
         let across = acrossTheView(attempt)
         let swung = peak >= (across ? configuration.netMotionForMake : configuration.netMotionForMakeAlongTheView)
         let netIsDead = netSwung == 0 && netStill >= 1
-        // Seen to be a net that moves: it swung for a shot before, or the finder saw one and it moved now.
-        let netIsLive = netSwung > 0 || (netBelow && peak >= configuration.netMovedALittle)
+        // Seen to be a net that moves: it swung for a shot before, or the finder saw one and it
+        // moved, now or after an earlier shot.
+        let movedNow = netBelow && peak >= configuration.netMovedALittle
+        let netIsLive = netSwung > 0 || movedNow || netMoved > 0
+        if movedNow { netMoved += 1 }
         if swung {
             netSwung += 1
         } else if attempt.geometry?.0 == .make, !cutOff {
@@ -685,7 +741,9 @@ public final class ShotEventDetector {
                     ? (.indeterminate, "the video ended before the net could show whether it went in")
                     : netIsDead && !netIsLive
                         ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
-                        : (.miss, "came down at the rim but the net did not move")
+                        : heldAfterTheBoard(attempt, netPeak: peak)
+                            ? (.make, "dropped in off the board: the net moved and held it")
+                            : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
             outcome = geometry
             // From the side a ball through the hoop swings the net across the picture; one seen
@@ -695,13 +753,18 @@ public final class ShotEventDetector {
                 outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
             }
         } else {
+            // Lost after it came down into the rim: a net that swung says it went through; a live net
+            // that did not move at all, that it did not (it passed in front of or behind the rim, out
+            // of sight); anything else is unclear.
             outcome =
                 swung
                 ? (.make, "lost in the net, which swung")
-                : (
-                    .indeterminate,
-                    .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
-                )
+                : netIsLive && peak < configuration.netMovedALittle && !cutOff
+                    ? (.miss, "came down at the rim and was lost, and the net did not move")
+                    : (
+                        .indeterminate,
+                        .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
+                    )
         }
         if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, .passedBeside) }
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
