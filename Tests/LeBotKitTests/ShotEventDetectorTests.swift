@@ -173,9 +173,9 @@ import Testing
     /// A long that turned off the board six frames above the rim (earlier than the last four frames
     /// the speed it came in with is measured over) came back at 5 px a frame and goes on under the
     /// rim at 4.2 (four rim widths a second): too much of its speed lost for a ball in free flight,
-    /// too fast for one in a net.
-    /// It was on its way back towards the shooter: off the board, and past the rim. A bank that
-    /// came back the same way and is held by the net (1.5 px a frame) went in.
+    /// too fast for one in a net. It was on its way back towards the shooter: off the board, and
+    /// past the rim. A bank that came back the same way and is held by the net (1.5 px a frame)
+    /// went in.
     @Test func aLongThatCameBackOffTheBoardAndKeptMovingUnderTheRimWentPast() {
         let long = Self.shoot(
             detector(), from: 1, entryX: 216, slope: 1.2, fall: (-4.2, 5), netSwings: true, turned: 6, back: -5)
@@ -406,8 +406,6 @@ import Testing
         #expect(unknown.map(\.outcome) == [.make], "\(unknown.map(\.reason))")
     }
 
-    /// White under the rim that never moves at all (a painted net, a wall) is no sign against a
-    /// ball seen going down through the rim: the path decides, from the first shot on.
     /// Once a net the finder saw has moved a little, it is a net that moves for the rest of the
     /// video: a later ball down through the rim that leaves it quite still did not go through (a
     /// rim-out from the side), and neither did one lost after it came down into the rim. Before
@@ -426,6 +424,8 @@ import Testing
         #expect(lost.map(\.outcome) == [.indeterminate], "\(lost.map(\.reason))")
     }
 
+    /// White under the rim that never moves at all (a painted net, a wall) is no sign against a
+    /// ball seen going down through the rim: the path decides, from the first shot on.
     @Test func aNetTheFinderSawThatNeverMovesIsLeftToThePath() {
         let detector = ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, netBelow: true)
         var events: [ShotEvent] = []
