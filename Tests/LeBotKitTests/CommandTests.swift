@@ -142,26 +142,24 @@ extension BasketballCorpus.Video {
         // Frames a step apart can look alike (a ball that barely moved, under the JPEG's own error):
         // a sent picture is the moment's when a frame within a step of it matches the picture as
         // well as any frame of the video does (within 2 %).
-        func isAt(_ picture: [UInt8], _ moment: Double) -> Bool {
-            let scores = frames.map { Double(difference($0, picture)) }
-            let best = scores.min() ?? 0
-            let index = Int((moment / period).rounded())
-            return (max(0, index - 1)...min(frames.count - 1, index + 1)).contains { scores[$0] <= best * 1.02 }
-        }
         var sentFrames: [[Int]] = []
         var right = false
         for request in asked where request.images.count >= 2 {
-            var pictures: [[UInt8]] = []
-            for image in [request.images.first, request.images.last] {
+            var best: [Int] = []
+            var atMoments = true
+            for (image, moment) in zip([request.images.first, request.images.last], moments) {
                 let jpeg = Corpus.folder + "/sent.jpg"
                 try Data(try #require(image)).write(to: URL(fileURLWithPath: jpeg))
-                pictures.append(try #require(try grayFrames(jpeg).first))
+                let picture = try #require(try grayFrames(jpeg).first)
+                let scores = frames.map { Double(difference($0, picture)) }
+                let lowest = scores.min() ?? 0
+                best.append(scores.firstIndex(of: lowest) ?? -1)
+                let index = Int((moment / period).rounded())
+                let near = max(0, index - 1)...min(frames.count - 1, index + 1)
+                if !near.contains(where: { scores[$0] <= lowest * 1.02 }) { atMoments = false }
             }
-            sentFrames.append(
-                pictures.map { picture in
-                    frames.indices.min { difference(frames[$0], picture) < difference(frames[$1], picture) } ?? -1
-                })
-            if zip(pictures, moments).allSatisfy({ isAt($0, $1) }) { right = true }
+            sentFrames.append(best)
+            if atMoments { right = true }
         }
         #expect(right, "frames \(sentFrames) (the best match of each) sent for the moments \(moments) s")
         let both = try await lebot([

@@ -104,9 +104,9 @@ public final class ShotEventDetector {
     /// The rim finder saw a net hang under the rim (``RimFinder/Result/netBelow``).
     let netBelow: Bool
     private var netStill = 0
-    /// Shots after which a net the rim finder saw moved at least a little
+    /// A net the rim finder saw moved at least a little after a shot
     /// (``Configuration/netMovedALittle``): it is a net that moves, for the rest of the video.
-    private var netMoved = 0
+    private var netSeenMoving = false
     /// Votes so far for a camera behind the shooter (positive) or at the side (negative): from
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
     /// below it; from the side, they come down at a slant and leave the hands rim widths away.
@@ -593,12 +593,12 @@ public final class ShotEventDetector {
         /// (a turn earlier than those frames is not seen as one).
         var cameBack: Bool
         var under: ArraySlice<BallObservation>
+    }
 
-        /// Rim widths a second across the picture over `points`.
-        static func across(_ points: ArraySlice<BallObservation>, rimWidth: Double) -> Double {
-            let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
-            return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
-        }
+    /// Rim widths a second across the picture over `points`, first to last.
+    func speedAcross(_ points: ArraySlice<BallObservation>) -> Double {
+        let (first, last) = (points[points.startIndex], points[points.endIndex - 1])
+        return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
     }
 
     func descent(_ attempt: Attempt) -> Descent? {
@@ -619,7 +619,7 @@ public final class ShotEventDetector {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
         }.prefix(6)
         guard before.count >= 2 else { return nil }
-        let comingIn = Descent.across(before, rimWidth: rimWidth)
+        let comingIn = speedAcross(before)
         let cameBack = comingIn * ((rimLeft + rimRight) / 2 - attempt.release.x) < 0
         return Descent(comingIn: comingIn, turned: turned, cameBack: cameBack, under: under)
     }
@@ -642,10 +642,10 @@ public final class ShotEventDetector {
     /// a long off the board turns a frame or two above the rim, too late for the speed it came off
     /// the board with to be measured, and its knock shakes the net as a make does. A bank comes off
     /// the board the same way, but the net stops it (``heldAfterTheBoard``).
-    func passedBeside(_ attempt: Attempt) -> Bool {
-        guard let descent = descent(attempt), descent.under.count >= 3 else { return false }
-        let across = { Descent.across($0, rimWidth: self.rimWidth) }
-        let (comingIn, goingOn) = (descent.comingIn, across(descent.under.prefix(4)))
+    /// `descent` is ``descent(_:)`` of the attempt, `acrossTheView` ``acrossTheView(_:)``'s answer.
+    func passedBeside(_ descent: Descent?, acrossTheView: Bool) -> Bool {
+        guard let descent, descent.under.count >= 3 else { return false }
+        let (comingIn, goingOn) = (descent.comingIn, speedAcross(descent.under.prefix(4)))
         if abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn) {
             return true
         }
@@ -656,10 +656,8 @@ public final class ShotEventDetector {
         // across the picture (``acrossTheView``): at 45° and from behind, across the picture mixes
         // in the ball's way towards the camera and the camera's slant, and a real make (ncku_new at
         // 16 s, from behind, the net swinging 2.6 %) moved across under the rim that fast.
-        guard descent.turned || descent.cameBack, acrossTheView(attempt), descent.under.count == 6 else {
-            return false
-        }
-        let (first, later) = (goingOn, across(descent.under.suffix(4)))
+        guard descent.turned || descent.cameBack, acrossTheView, descent.under.count == 6 else { return false }
+        let (first, later) = (goingOn, speedAcross(descent.under.suffix(4)))
         return abs(first) >= configuration.keptMovingUnder && first * later > 0
             && abs(later) >= configuration.keptMovingShare * abs(first)
     }
@@ -672,16 +670,16 @@ public final class ShotEventDetector {
     /// (stop 46, seen slices) side-on banks under the rim moved across at 0.6 rim widths a second at
     /// most and set the net moving 0.4–12 %; the longs that came back off the board past the rim
     /// kept 2.2 or more, and the steep rim-outs that came back left the net still.
-    func heldAfterTheBoard(_ attempt: Attempt, netPeak: Double) -> Bool {
-        guard netPeak >= configuration.netMovedALittle, let descent = descent(attempt), descent.cameBack,
-            descent.under.count >= 4, acrossTheView(attempt), let crossingX = attempt.crossingX
+    func heldAfterTheBoard(_ attempt: Attempt, _ descent: Descent?, acrossTheView: Bool, netPeak: Double) -> Bool {
+        guard netPeak >= configuration.netMovedALittle, let descent, descent.cameBack, descent.under.count >= 4,
+            acrossTheView, let crossingX = attempt.crossingX
         else { return false }
         // In the net: it came down within the rim and stays under it.
         let opening = rimLeft...rimRight
         guard opening.contains(crossingX), descent.under.prefix(4).allSatisfy({ opening.contains($0.x) }) else {
             return false
         }
-        return abs(Descent.across(descent.under.prefix(4), rimWidth: rimWidth)) < configuration.heldUnder
+        return abs(speedAcross(descent.under.prefix(4))) < configuration.heldUnder
     }
 
     /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
@@ -720,13 +718,13 @@ public final class ShotEventDetector {
         let since = attempt.crossing?.time ?? attempt.started
         let peak = netHistory.filter { $0.time > since }.map(\.motion).max() ?? 0
         let across = acrossTheView(attempt)
+        let descent = descent(attempt)
         let swung = peak >= (across ? configuration.netMotionForMake : configuration.netMotionForMakeAlongTheView)
         let netIsDead = netSwung == 0 && netStill >= 1
         // Seen to be a net that moves: it swung for a shot before, or the finder saw one and it
         // moved, now or after an earlier shot.
-        let movedNow = netBelow && peak >= configuration.netMovedALittle
-        let netIsLive = netSwung > 0 || movedNow || netMoved > 0
-        if movedNow { netMoved += 1 }
+        if netBelow, peak >= configuration.netMovedALittle { netSeenMoving = true }
+        let netIsLive = netSwung > 0 || netSeenMoving
         if swung {
             netSwung += 1
         } else if attempt.geometry?.0 == .make, !cutOff {
@@ -741,7 +739,7 @@ public final class ShotEventDetector {
                     ? (.indeterminate, "the video ended before the net could show whether it went in")
                     : netIsDead && !netIsLive
                         ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
-                        : heldAfterTheBoard(attempt, netPeak: peak)
+                        : heldAfterTheBoard(attempt, descent, acrossTheView: across, netPeak: peak)
                             ? (.make, "dropped in off the board: the net moved and held it")
                             : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
@@ -766,7 +764,7 @@ public final class ShotEventDetector {
                         .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                     )
         }
-        if outcome.0 == .make, passedBeside(attempt) { outcome = (.miss, .passedBeside) }
+        if outcome.0 == .make, passedBeside(descent, acrossTheView: across) { outcome = (.miss, .passedBeside) }
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
     }
 
