@@ -26,6 +26,9 @@ extension RimFinder {
         var enclosed: Double
         /// Found as a board seen from the side (``SquareRules/sideOn``): the rim is beside it.
         var sideOn = false
+        /// How thick the line round it is, pixels, with its smoothed edges: the median of the
+        /// scans out of its top that came back onto board.
+        var line = 0
     }
 
     /// How a square is told from other pale patches.
@@ -129,6 +132,7 @@ extension RimFinder {
                 return from <= to ? Array(from...to) : [(low + high) / 2]
             }
             var landed: [Int32: Int] = [:]
+            var topLines: [Int] = []
             func scan(_ starts: [(Int, Int)], _ dx: Int, _ dy: Int, counted: Bool = true) -> Double {
                 var back = 0
                 for (startX, startY) in starts {
@@ -143,6 +147,7 @@ extension RimFinder {
                     guard line >= 1, line <= longest, inside(), board[y * width + x] else { continue }
                     back += 1
                     if counted { landed[labels[y * width + x], default: 0] += 1 }
+                    if dy < 0 { topLines.append(line) }
                 }
                 return Double(back) / Double(max(1, starts.count))
             }
@@ -164,7 +169,8 @@ extension RimFinder {
                 w * h > (best.map { $0.width * $0.height } ?? 0)
             else { continue }
             best = BoardSquare(
-                x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed, sideOn: rules.sideOn)
+                x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed, sideOn: rules.sideOn,
+                line: topLines.sorted()[topLines.count / 2])
         }
         return best
     }
@@ -209,9 +215,24 @@ extension RimFinder {
         search.slack = 0.04
         guard
             let point = try? RimPoint(
-                x: (Double(square.x) + side / 2) / w, y: min(1, (Double(square.y) + tall * 1.1) / h)),
-            let ring = ring(near: point, frames: frames, search: search), ring.score >= ringUnderSquare
+                x: (Double(square.x) + side / 2) / w, y: min(1, (Double(square.y) + tall * 1.1) / h))
         else { return ringBesideBoard(in: frames) }
+        var found = ring(near: point, frames: frames, search: search)
+        // None clear: the rim hangs at the square's bottom line, and seen from behind or a little
+        // below its far side can lie along that line (``RingSearch/paintedLine``). Only then, as
+        // letting it count narrows rings found without it (at 45° by up to a fifth). And only
+        // hollow rings at least 0.12 as tall as wide: a flat ellipse with its top half in the band
+        // and its bottom half on the rim's near side fits as well.
+        if (found?.score ?? 0) < ringUnderSquare {
+            let bottom = square.y + square.height
+            search.paintedLine = (
+                (square.x - square.line)...(square.x + square.width + square.line), bottom...(bottom + square.line)
+            )
+            search.ratios = search.ratios.filter { $0 >= 0.12 }
+            search.hollow = true
+            found = ring(near: point, frames: frames, search: search)
+        }
+        guard let ring = found, ring.score >= ringUnderSquare else { return ringBesideBoard(in: frames) }
         return (square, ring)
     }
 

@@ -341,18 +341,20 @@ public struct RimFinder: Sendable {
         /// `shape` without the bracket that holds the rim to the board, where it shows. From the
         /// side the rim is a flat ellipse and the bracket a thin bar out of one end, toward the
         /// board: a box around both is a third too wide (the scale of every number read from it,
-        /// and where the rim's centre is). Column by column, the ellipse is under a third of its
-        /// height only for a pixel or two at each end; a run of such low columns longer at one end
-        /// than at the other (by a twelfth of the shape's width or more) is the bracket, cut to the
-        /// other end's length. Nothing is cut when the ellipse is too thin to tell (under five
-        /// pixels tall) or the ends match (behind the shooter, or no bracket in sight).
+        /// and where the rim's centre is). Column by column, the ellipse is at most two fifths of
+        /// its height only for a pixel or two at each end; a run of such low columns longer at one
+        /// end than at the other (by a twelfth of the shape's width or more) is the bracket, cut to
+        /// the other end's length. (At a third, a bracket 3 chroma pixels thick beside a rim 8
+        /// tall was kept whole: two held-out side views of stop 46 got boxes 1.3 rim widths wide.)
+        /// Nothing is cut when the ellipse is too thin to tell (under five pixels tall) or the ends
+        /// match (behind the shooter, or no bracket in sight).
         func withoutBracket(_ shape: Shape, _ mask: [Bool]) -> Shape {
             let tall = (shape.minX...shape.maxX).map { column in
                 let rows = (shape.minY...shape.maxY).filter { mask[$0 * columns + column] }
                 return rows.isEmpty ? 0 : rows.last! - rows.first! + 1
             }
             guard let tallest = tall.max(), tallest >= 5 else { return shape }
-            let low = { (height: Int) in 3 * height <= tallest }
+            let low = { (height: Int) in 5 * height <= 2 * tallest }
             let leading = tall.prefix(while: low).count
             let trailing = tall.reversed().prefix(while: low).count
             guard abs(leading - trailing) * 12 >= shape.w else { return shape }

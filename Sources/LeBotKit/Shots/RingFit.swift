@@ -127,6 +127,12 @@ extension RimFinder {
         /// The widest ring scoring within this of the best is taken: a net's knots and a bracket
         /// make small closed loops that fit as well as the ring or better.
         var slack = 0.16
+        /// Pixels (columns, rows) where the far (upper) half of a ring counts as on a dark line:
+        /// the band of a board's square's bottom line (``ringUnderBoard(in:)``), along which a
+        /// rim seen from behind has its far side, and which is too thick to be a thin line itself.
+        /// Two steel rims behind the shooter on the 3D court, whose far side lay along it, scored
+        /// 0.33–0.35 without it, under ``ringUnderSquare``. Its near half must still be on a line.
+        var paintedLine: (columns: ClosedRange<Int>, rows: ClosedRange<Int>)?
         /// Below this score no ring is clear.
         var minimumScore = 0.45
         /// Points on the outline looked at.
@@ -244,6 +250,8 @@ extension RimFinder {
         // The window's pixels on each cue's line, in Cue order.
         var lines = [[Bool]](
             repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: Cue.allCases.count)
+        // The window's pixels in ``RingSearch/paintedLine``.
+        var painted = [Bool](repeating: false, count: columns * (y1 - y0 + 1))
         // The frames' median, read only in the window (and the two pixels around it the lines are
         // measured against): a ball or a hand passing the rim in one frame is left out.
         var readings = [Int](repeating: 0, count: frames.count)
@@ -277,6 +285,9 @@ extension RimFinder {
                 }
                 let index = (y - y0) * columns + (x - x0)
                 lines[0][index] = darker > search.contrast
+                if let band = search.paintedLine, band.columns.contains(x), band.rows.contains(y) {
+                    painted[index] = true
+                }
                 lines[1][index] = brighter > search.contrast
                 let (u, v) = (median(1, x / 2, y / 2), median(2, x / 2, y / 2))
                 lines[2][index] = RimFinder.isOrange(y: centre, u: u, v: v)
@@ -317,11 +328,14 @@ extension RimFinder {
                             for j in 0..<rowsOfCentres {
                                 // Samples on the outline that fall on a line, per quarter (no allocation
                                 // here: this runs ~10⁸ times).
+                                // The far (upper) half may lie along the painted line instead.
                                 func onLine(_ part: Int) -> Int {
+                                    let alongPaint = cue == .dark && part >= 2 && search.paintedLine != nil
                                     var count = 0
                                     for k in (part * quarter)..<((part + 1) * quarter) {
                                         let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0
-                                        if map[row * columns + columnAt[k]] { count += 1 }
+                                        let index = row * columns + columnAt[k]
+                                        if map[index] || (alongPaint && painted[index]) { count += 1 }
                                     }
                                     return count
                                 }
