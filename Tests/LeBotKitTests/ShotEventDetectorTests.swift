@@ -265,6 +265,20 @@ import Testing
         #expect(second.first?.reason.hasPrefix("came down through the rim but the net did not move") == true)
     }
 
+    /// Along the line of sight (45°, behind the shooter) a ball that passed behind the rim goes
+    /// through its ellipse in the picture. One that went through the net moved it as much as a
+    /// swing across the picture would; one that barely moved a live net went behind or in front.
+    @Test func alongTheLineOfSightAPathThroughTheRimThatBarelyMovedTheNetWentBehindIt() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true, shrinking: true)
+        let second = Self.shoot(
+            detector, from: 6, entryX: 216, slope: 1.2, netSwings: false, netShivers: true, shrinking: true)
+        #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
+        #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason)), net \(second.map(\.netMotion))")
+        #expect(
+            second.first?.reason.hasPrefix("passed through the rim in the picture but the net barely moved") == true)
+    }
+
     /// A ball that flew away from the camera (behind the shooter, 45°) swings the net along the line
     /// of sight, which barely changes the picture: a net that moves a little after a steep crossing
     /// is a make there, while across the picture the same small motion is not a swing.
@@ -285,6 +299,25 @@ import Testing
         #expect((faint.first?.netMotion ?? 1) < 0.0025, "\(faint.map(\.netMotion))")
         let still = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, shrinking: true)
         #expect(still.map(\.outcome) == [.miss], "\(still.map(\.reason))")
+    }
+
+    /// Along the line of sight, a ball that came down on the rim, well off its centre (from behind
+    /// on the 3D court, rim-outs came down 6.4–7.8 in off centre), and moved the net only a little
+    /// (it brushed the cords on its way out) bounced out: a miss that says where it hit. Nearer
+    /// the centre the same small motion is a make, and so is a real swing that far out.
+    @Test func aBallOnTheRimWellOffCentreThatBarelyMovedTheNetBouncedOut() {
+        // The rim is 32 px for 18 in: 12 px right of its centre is 6.75 in.
+        let onTheRim = Self.shoot(
+            detector(), from: 1, entryX: 228, slope: 8, netSwings: false, netShivers: true, shrinking: true)
+        #expect(onTheRim.map(\.outcome) == [.miss], "\(onTheRim.map(\.reason)), net \(onTheRim.map(\.netMotion))")
+        #expect(
+            onTheRim.first?.reason
+                == "came down on the rim 7 in right of its centre and bounced out: the net barely moved")
+        let nearer = Self.shoot(
+            detector(), from: 1, entryX: 222, slope: 8, netSwings: false, netShivers: true, shrinking: true)
+        #expect(nearer.map(\.outcome) == [.make], "\(nearer.map(\.reason))")
+        let swung = Self.shoot(detector(), from: 1, entryX: 228, slope: 8, netSwings: true, shrinking: true)
+        #expect(swung.map(\.outcome) == [.make], "\(swung.map(\.reason)), net \(swung.map(\.netMotion))")
     }
 
     /// A ball falling through the net's box changes the pixels where it is and where it was; the
