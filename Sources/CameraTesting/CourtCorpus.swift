@@ -65,7 +65,8 @@ public enum CourtCorpus {
         ("first scored at stop 42 (its seven faults printed): seen", [1901, 1902, 1903]),
         ("first scored at the end of stop 44: seen", [2301, 2302, 2303]),
         ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
-        ("scored once at the end of stop 46", [3101, 3102, 3103]),
+        ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
+        ("scored once at the end of stop 47", [3201, 3202, 3203]),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -76,7 +77,8 @@ public enum CourtCorpus {
         ("first scored before the last change, then seen", [2101, 2102, 2103]),
         ("scored once at the end of stop 42", [2201, 2202, 2203]),
         ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
-        ("scored once at the end of stop 46", [3101, 3102, 3103]),
+        ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
+        ("scored once at the end of stop 47", [3201, 3202, 3203]),
     ]
 
     public struct Options: Sendable {
