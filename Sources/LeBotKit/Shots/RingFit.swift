@@ -310,6 +310,7 @@ extension RimFinder {
         var innerColumnAt = [Int](repeating: 0, count: search.samples)
         var innerRowOffset = [Int](repeating: 0, count: search.samples)
         for (cueIndex, cue) in Cue.allCases.enumerated() {
+            let paintCounts = cue == .dark && search.paintedLine != nil
             lines[cueIndex].withUnsafeBufferPointer { map in
                 for a in stride(from: smallest, to: largest, by: 1) {
                     for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
@@ -330,7 +331,7 @@ extension RimFinder {
                                 // here: this runs ~10⁸ times).
                                 // The far (upper) half may lie along the painted line instead.
                                 func onLine(_ part: Int) -> Int {
-                                    let alongPaint = cue == .dark && part >= 2 && search.paintedLine != nil
+                                    let alongPaint = paintCounts && part >= 2
                                     var count = 0
                                     for k in (part * quarter)..<((part + 1) * quarter) {
                                         let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0

@@ -719,7 +719,11 @@ public final class ShotEventDetector {
     /// the path as before. (Overruling makes by the path on every view
     /// was tried earlier: one call fewer wrong; at 45° makes can leave the net nearly still. From
     /// the side alone, on the seen slices at stop 35: makes by the path moved it 1.3 % or more,
-    /// misses 0.06–0.72 %.)
+    /// misses 0.06–0.72 %. Since stop 45 the 3D court's net holds the ball, and along the line of
+    /// sight makes by the path moved it 2.2 % or more: there a path make that moved a live net less
+    /// than a swing across the picture is a miss too.) Along the line of sight, a steep ball that
+    /// came down on the rim (``Configuration/offCentreBounce``) and moved the net less than that
+    /// bounced out.
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -738,8 +742,7 @@ public final class ShotEventDetector {
         } else if attempt.geometry?.0 == .make, !cutOff {
             netStill += 1
         }
-        // Along the line of sight, inches across the picture from the rim's centre.
-        let offCentre = attempt.crossingX.map { ($0 - (rimLeft + rimRight) / 2) * inchesPerPixel } ?? 0
+        let offCentre = inchesOffCentre(attempt) ?? 0
         var outcome: (ShotOutcome, Reason)
         if attempt.steep, swung, !across, peak < configuration.netMotionForMake,
             abs(offCentre) >= configuration.offCentreBounce
@@ -796,6 +799,12 @@ public final class ShotEventDetector {
         return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
     }
 
+    /// Where the ball crossed the rim line, inches across the picture from the rim's centre
+    /// (negative: left); nil when it was not seen to cross.
+    private func inchesOffCentre(_ attempt: Attempt) -> Double? {
+        attempt.crossingX.map { ($0 - (rimLeft + rimRight) / 2) * inchesPerPixel }
+    }
+
     private func finish(
         _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: Reason, at time: Double, netMotion: Double? = nil
     ) -> ShotEvent {
@@ -807,7 +816,7 @@ public final class ShotEventDetector {
         // Across the picture at the rim, inches from its centre: along the shot from the side,
         // across it from behind (where the picture's entry angle is the camera's, not the ball's).
         let centre = (rimLeft + rimRight) / 2
-        let across = attempt.crossingX.map { ($0 - centre) * inchesPerPixel }
+        let across = inchesOffCentre(attempt)
         let fromBehind = voteFromBehind(attempt, centre: centre)
         // Along the line from the shooter: past the centre is deep.
         let depth = fromBehind ? nil : across.map { $0 * (attempt.release.x < centre ? 1 : -1) }
