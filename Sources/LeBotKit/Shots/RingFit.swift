@@ -250,8 +250,8 @@ extension RimFinder {
         // The window's pixels on each cue's line, in Cue order.
         var lines = [[Bool]](
             repeating: [Bool](repeating: false, count: columns * (y1 - y0 + 1)), count: Cue.allCases.count)
-        // The window's pixels in ``RingSearch/paintedLine``.
-        var painted = [Bool](repeating: false, count: columns * (y1 - y0 + 1))
+        // The window's pixels in ``RingSearch/paintedLine`` (none kept without one).
+        var painted = [Bool](repeating: false, count: search.paintedLine == nil ? 0 : columns * (y1 - y0 + 1))
         // The frames' median, read only in the window (and the two pixels around it the lines are
         // measured against): a ball or a hand passing the rim in one frame is left out.
         var readings = [Int](repeating: 0, count: frames.count)

@@ -164,6 +164,7 @@ public final class ShotEventDetector {
 
     var rimLeft: Double { rim.x * width }
     var rimRight: Double { (rim.x + rim.width) * width }
+    var rimCentre: Double { (rimLeft + rimRight) / 2 }
     var rimWidth: Double { rim.width * width }
     var rimLine: Double { (rim.y + rim.height / 2) * height }
     /// A regulation rim is 18 in across; seen from the side, that is its width in the picture.
@@ -543,7 +544,7 @@ public final class ShotEventDetector {
     private func reach(_ attempt: Attempt) -> (left: Double, right: Double) {
         guard behindVotes <= 0 else { return (rimLeft, rimRight) }
         let gap = rimWidth * 6 / 18
-        return attempt.release.x < (rimLeft + rimRight) / 2 ? (rimLeft, rimRight + gap) : (rimLeft - gap, rimRight)
+        return attempt.release.x < rimCentre ? (rimLeft, rimRight + gap) : (rimLeft - gap, rimRight)
     }
 
     /// The angle below horizontal at which the ball came down to the rim line at `x` (within a rim
@@ -628,7 +629,7 @@ public final class ShotEventDetector {
         }.prefix(6)
         guard before.count >= 2 else { return nil }
         let comingIn = speedAcross(before)
-        let cameBack = comingIn * ((rimLeft + rimRight) / 2 - attempt.release.x) < 0
+        let cameBack = comingIn * (rimCentre - attempt.release.x) < 0
         return Descent(comingIn: comingIn, turned: turned, cameBack: cameBack, under: under)
     }
 
@@ -764,21 +765,19 @@ public final class ShotEventDetector {
                             : (.miss, "came down at the rim but the net did not move")
         } else if let geometry = attempt.geometry {
             outcome = geometry
-            // From the side a ball through the hoop swings the net across the picture; one seen
-            // dropping below the rim that left it still (once it has been seen to swing, so a hoop
-            // without a net is not taken for one) bounced out sideways or passed beside it.
-            if geometry.0 == .make, !swung, across, netIsLive, !cutOff {
-                outcome = (.miss, "came down through the rim but the net did not move: it bounced out or passed beside")
-            }
-            // Along the line of sight (45°, behind the shooter) a ball behind or in front of the rim
-            // passes through its ellipse in the picture; one that went through the net moved it
-            // as much as a swing across the picture. Seen slices (stop 47): such makes by the path
-            // moved it 2.2 % or more (real phone videos 1.2 % or more), longs that passed behind
-            // it 0.32 % and 0.81 %.
-            if geometry.0 == .make, !across, peak < configuration.netMotionForMake, netIsLive, !cutOff {
+            // A ball through the hoop moves a live net (once it has been seen to move, so a hoop
+            // without a net is not taken for one) as much as a swing across the picture, whichever
+            // way it flew. From the side, one seen dropping below the rim that left it still
+            // bounced out sideways or passed beside it. Along the line of sight (45°, behind the
+            // shooter) a ball behind or in front of the rim passes through its ellipse in the
+            // picture; seen slices (stop 47): makes by the path moved the net 2.2 % or more (real
+            // phone videos 1.2 % or more), longs that passed behind it 0.32 % and 0.81 %.
+            if geometry.0 == .make, peak < configuration.netMotionForMake, netIsLive, !cutOff {
                 outcome = (
                     .miss,
-                    "passed through the rim in the picture but the net barely moved: it went behind or in front of it"
+                    across
+                        ? "came down through the rim but the net did not move: it bounced out or passed beside"
+                        : "passed through the rim in the picture but the net barely moved: it went behind or in front of it"
                 )
             }
         } else {
@@ -802,7 +801,7 @@ public final class ShotEventDetector {
     /// Where the ball crossed the rim line, inches across the picture from the rim's centre
     /// (negative: left); nil when it was not seen to cross.
     private func inchesOffCentre(_ attempt: Attempt) -> Double? {
-        attempt.crossingX.map { ($0 - (rimLeft + rimRight) / 2) * inchesPerPixel }
+        attempt.crossingX.map { ($0 - rimCentre) * inchesPerPixel }
     }
 
     private func finish(
@@ -815,7 +814,7 @@ public final class ShotEventDetector {
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
         // Across the picture at the rim, inches from its centre: along the shot from the side,
         // across it from behind (where the picture's entry angle is the camera's, not the ball's).
-        let centre = (rimLeft + rimRight) / 2
+        let centre = rimCentre
         let across = inchesOffCentre(attempt)
         let fromBehind = voteFromBehind(attempt, centre: centre)
         // Along the line from the shooter: past the centre is deep.
