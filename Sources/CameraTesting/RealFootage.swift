@@ -60,9 +60,12 @@ public enum RealFootage {
             shots: [
                 Shot(0.93, false), Shot(2.63, false), Shot(4.85, nil), Shot(7.77, nil), Shot(10.73, false),
                 Shot(13.6, nil), Shot(16.97, true), Shot(19.67, nil), Shot(22.97, nil), Shot(26.45, true),
-                Shot(30.4, nil), Shot(40.1, nil), Shot(43.03, true), Shot(48.95, true),
+                Shot(30.4, nil), Shot(35.45, false), Shot(40.1, nil), Shot(43.03, true), Shot(48.95, true),
             ],
             // A ball thrown up close to the camera (10.2 s) and one flying over the board (37.7 s).
+            // The rim-out at 35.45 s (it comes off the front of the rim and back up to the left) was
+            // missed when the shots were first called and added at stop 48, looking at frames
+            // 34.9–35.9 s after LeBot reported a shot there.
             unclear: [10.2, 37.7],
             scene: "640×360, 51 s, far side view against the sky, a grey ring 20 px wide"),
         Video(

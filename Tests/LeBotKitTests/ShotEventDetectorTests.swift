@@ -320,6 +320,22 @@ import Testing
         #expect(swung.map(\.outcome) == [.make], "\(swung.map(\.reason)), net \(swung.map(\.netMotion))")
     }
 
+    /// A ball that came down steeply into the rim, hit it and bounced out along it shakes the net as
+    /// much as a make (ncku_new at 10.7 s, a real phone video: 6.9 %). Seen at the rim's height,
+    /// clear of it, it did not go in, whatever the net did. One that rolls along the rim and drops
+    /// in through the opening is a make.
+    @Test func aBallSeenBouncingOutAlongTheRimIsAMissThoughTheNetShook() {
+        let out = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (6, 0), netSwings: true, shooterX: 20)
+        #expect(out.map(\.outcome) == [.miss], "\(out.map(\.reason)), net \(out.map(\.netMotion))")
+        #expect(out.first?.reason == "hit the rim and bounced out over its far side")
+        #expect(out.first?.missedBy == .long)
+        #expect((out.first?.netMotion ?? 0) >= 0.06)
+        let rolledIn = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (1.5, 1), netSwings: true, shooterX: 20)
+        #expect(rolledIn.map(\.outcome) == [.make], "\(rolledIn.map(\.reason))")
+    }
+
     /// A ball falling through the net's box changes the pixels where it is and where it was; the
     /// tracker loses it behind the cords for a frame or two. Neither is the net swinging: the ball
     /// fell past a still net (a long off the board from the side), which is a miss.
@@ -495,6 +511,31 @@ import Testing
         }
         events += detector.finish(at: 2)
         #expect(events.isEmpty, "\(events.map(\.reason))")
+    }
+
+    /// A track that jumps from something low to a speck beside the rim (ncku_new at 33.8 s: a
+    /// player carried the ball past the camera under the rim) climbed in its history, but not in
+    /// one flight: the speck falling in front of the rim is no shot. The same path flown
+    /// step by step is one.
+    @Test(arguments: [false, true]) func aTrackThatJumpedUpBesideTheRimIsNotAShot(flown: Bool) {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        for index in 0..<40 {
+            let time = Double(index) / 30
+            // Held at (150, 150) for six frames; then at (190, 40) — a jump, or twelve frames of flight.
+            let rise = flown ? min(1, Double(max(0, index - 5)) / 12) : index < 6 ? 0 : 1
+            let fall = Double(max(0, index - 24))
+            let ball = BallObservation(
+                time: time, x: 150 + 40 * rise + fall * 0.3, y: 150 - 110 * rise + fall * fall * 0.5, radius: 4,
+                track: 1, confidence: 1)
+            events += detector.process([ball], time: time, frame: Self.frame(netPhase: 0))
+        }
+        events += detector.finish(at: 2)
+        if flown {
+            #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+        } else {
+            #expect(events.isEmpty, "\(events.map(\.reason))")
+        }
     }
 
     @Test func aBallComingDownBesideTheRimIsAMiss() {

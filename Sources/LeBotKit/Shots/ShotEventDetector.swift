@@ -89,6 +89,11 @@ public final class ShotEventDetector {
         /// down 6.4–7.8 in off centre, with the net moving 0.24–0.58 %; makes that moved it under
         /// 0.9 % at most 5.5 in (a bank).
         public var offCentreBounce = 6.0
+        /// Rim widths past the rim's edge, across the picture, at which a ball seen at the rim's
+        /// height after it came down into it is clear of the rim: it bounced out
+        /// (``bouncedOut(_:since:)``). The ball is about half a rim width across, so at half a rim
+        /// width past the edge its centre is a quarter of one clear of the ring.
+        public var clearOfTheRim = 0.5
         public init() {}
     }
 
@@ -128,6 +133,9 @@ public final class ShotEventDetector {
         case cameDownBeside
         /// Kept its speed across under the rim, which a net takes.
         case passedBeside
+        /// Came down into the rim and was then seen at its height, clear of it across the picture
+        /// (``bouncedOut(_:since:)``): pixels across from the rim's centre, where it was last seen.
+        case bouncedOut(Double)
 
         init(stringLiteral value: String) { self = .said(value) }
         init(stringInterpolation: DefaultStringInterpolation) {
@@ -232,11 +240,11 @@ public final class ShotEventDetector {
         }
         let ball = choose(observations)
         if var current = attempt {
-            if let other = observations.first(where: {
-                $0.track != current.track && !isContinuation($0, of: current) && startsAttempt($0)
-            }) {
+            if let other = observations.lazy.filter({
+                $0.track != current.track && !self.isContinuation($0, of: current) && self.startsAttempt($0)
+            }).compactMap({ self.begin($0, time: time) }).first {
                 decided.append(finish(current, .miss, "another shot started before this one was decided", at: time))
-                attempt = begin(other, time: time)
+                attempt = other
                 return decided
             }
             if let ball, ball.track == current.track || isContinuation(ball, of: current) {
@@ -260,8 +268,8 @@ public final class ShotEventDetector {
                 decided.append(finish(still, .miss, "no make within \(configuration.attemptTimeout) s", at: time))
                 attempt = nil
             }
-        } else if let shooter = observations.first(where: startsAttempt) {
-            attempt = begin(shooter, time: time)
+        } else if let shot = observations.lazy.filter(startsAttempt).compactMap({ self.begin($0, time: time) }).first {
+            attempt = shot
         }
         return decided
     }
@@ -345,7 +353,11 @@ public final class ShotEventDetector {
         return lowest - points[apex].y >= configuration.minimumRise * rimWidth && points[apex].y < rimLine
     }
 
-    private func begin(_ ball: BallObservation, time: Double) -> Attempt {
+    /// The attempt `ball` starts, from where it left the hands; nil when its climb was not one
+    /// flight — walking back from its highest point stops at once (the track jumped there, or the
+    /// ball was carried up): no shot. ncku_new at 33.8 s, a real phone video: a speck beside the
+    /// rim, picked up as a player carried the ball past the camera under it.
+    private func begin(_ ball: BallObservation, time: Double) -> Attempt? {
         let since = decidedTracks[ball.track] ?? -Double.infinity
         let recent = (history[ball.track] ?? []).filter { $0.time > since }
         var points = recent.isEmpty ? [ball] : recent
@@ -384,6 +396,7 @@ public final class ShotEventDetector {
             apexIndex += earlier.count - releaseIndex
             releaseIndex = earlier.count
         }
+        guard releaseIndex < apexIndex else { return nil }
         releaseIndex = max(releaseIndex, Self.flightStart(points, from: releaseIndex, apex: apexIndex))
         return Attempt(
             track: ball.track, release: points[releaseIndex], apex: points[apexIndex], started: time,
@@ -475,6 +488,7 @@ public final class ShotEventDetector {
                 attempt.crossing = nil
                 return nil
             }
+            if let away = bouncedOut(attempt, since: crossing.time) { return (.miss, .bouncedOut(away)) }
             if ball.time - crossing.time > configuration.confirmationWindow {
                 return (.miss, "crossed the rim line but did not drop through")
             }
@@ -506,6 +520,23 @@ public final class ShotEventDetector {
             return (.miss, "fell beside the rim")
         }
         return nil
+    }
+
+    /// Where the ball went, pixels across from the rim's centre, when since it came down into the
+    /// rim at `since` it was seen twice running at the rim's height (no lower than a quarter of a
+    /// rim width under its line) and clear of the rim on one side (``Configuration/clearOfTheRim``):
+    /// it hit the rim and bounced out, low, along it — not back up, where the attempt goes on (in
+    /// and out). A ball through the net drops under the opening; one that hit the rim shakes the
+    /// net as a make does (ncku_new at 10.7 s: 6.9 %), so the net cannot tell.
+    func bouncedOut(_ attempt: Attempt, since: Double) -> Double? {
+        let last = attempt.points.filter { $0.time > since }.suffix(2)
+        guard last.count == 2 else { return nil }
+        let clear = rimWidth * (0.5 + configuration.clearOfTheRim)
+        let away = last.map { $0.x - rimCentre }
+        guard last.allSatisfy({ $0.y <= rimLine + rimWidth * 0.25 }), away.allSatisfy({ abs($0) >= clear }),
+            away[0] * away[1] > 0
+        else { return nil }
+        return away[1]
     }
 
     /// The balls to leave out of the net's motion: those seen, with the shot's ball at its usual
@@ -724,7 +755,8 @@ public final class ShotEventDetector {
     /// sight makes by the path moved it 2.2 % or more: there a path make that moved a live net less
     /// than a swing across the picture is a miss too.) Along the line of sight, a steep ball that
     /// came down on the rim (``Configuration/offCentreBounce``) and moved the net less than that
-    /// bounced out.
+    /// bounced out. A ball seen to bounce out off the rim (``bouncedOut(_:since:)``) is a miss
+    /// whatever the net did.
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -745,7 +777,10 @@ public final class ShotEventDetector {
         }
         let offCentre = inchesOffCentre(attempt) ?? 0
         var outcome: (ShotOutcome, Reason)
-        if attempt.steep, swung, !across, peak < configuration.netMotionForMake,
+        if let geometry = attempt.geometry, case .bouncedOut = geometry.1 {
+            // Seen to bounce out off the rim: the net it shook says nothing.
+            outcome = geometry
+        } else if attempt.steep, swung, !across, peak < configuration.netMotionForMake,
             abs(offCentre) >= configuration.offCentreBounce
         {
             outcome = (
@@ -842,6 +877,18 @@ public final class ShotEventDetector {
                 ? "fell short or long of the rim: it kept its speed across under it, which a net takes"
                 : "went wide: it passed in front of or behind the rim and kept its speed across under it, which a net takes"
             missedBy = fromBehind ? nil : .wide
+        case .bouncedOut(let away):
+            // From behind, to one side; from the side, over the rim's far side (long) or back
+            // towards the shooter (off the front of the rim or the back: the picture cannot tell).
+            if fromBehind {
+                words = "hit the rim and bounced out to the \(away < 0 ? "left" : "right")"
+                missedBy = .wide
+            } else if away * (attempt.release.x < centre ? 1 : -1) > 0 {
+                words = "hit the rim and bounced out over its far side"
+                missedBy = .long
+            } else {
+                words = "hit the rim and bounced back out towards the shooter"
+            }
         }
         return ShotEvent(
             number: count, releaseTime: attempt.release.time, apexTime: attempt.apex.time,
