@@ -79,6 +79,15 @@ struct Bench: ParsableCommand {
     )
     var realFootageHeldOut = false
 
+    @Option(
+        help:
+            "With --only lebot: also time `lebot analyze` with no --rim on these videos, comma-separated (e.g. the 3D court's steel-rim videos)."
+    )
+    var lebotVideos: String?
+
+    @Option(help: "With --lebot-videos: another lebot executable (e.g. the previous build) timed side by side.")
+    var lebotBaseline: String?
+
     @Option(help: "With --only rim-taps: how far off the rim's centre the taps land, as a fraction of the picture.")
     var tapError = 0.01
 
@@ -86,6 +95,17 @@ struct Bench: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard (0...0.1).contains(tapError) else {
             throw ValidationError("--tap-error must be a fraction of the picture from 0 to 0.1, not \(tapError)")
+        }
+        if let lebotVideos {
+            let missing = lebotVideos.split(separator: ",").filter {
+                !FileManager.default.fileExists(atPath: String($0))
+            }
+            guard missing.isEmpty else {
+                throw ValidationError("--lebot-videos: no such file: \(missing.joined(separator: ", "))")
+            }
+        }
+        if let lebotBaseline, !FileManager.default.isExecutableFile(atPath: lebotBaseline) {
+            throw ValidationError("--lebot-baseline must be an executable lebot, not '\(lebotBaseline)'")
         }
         if let courtSeeds, Self.seeds(courtSeeds) == nil {
             throw ValidationError(
@@ -130,6 +150,13 @@ struct Bench: ParsableCommand {
         }
         if only == "lebot" {
             // LeBot's speed alone: its workout video is all it needs.
+            if let lebotVideos {
+                // Those videos alone.
+                try LeBotBench.runVideos(
+                    lebotVideos.split(separator: ",").map(String.init), lebot: Self.siblingExecutable("lebot"),
+                    baseline: lebotBaseline, runs: runs)
+                return
+            }
             try LeBotBench.run(work: work, lebot: Self.siblingExecutable("lebot"), runs: runs)
             return
         }

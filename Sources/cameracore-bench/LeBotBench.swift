@@ -66,6 +66,52 @@ enum LeBotBench {
     }
 }
 
+extension LeBotBench {
+    /// `lebot analyze` with no `--rim` on each of `paths` (e.g. the 3D court's steel-rim videos,
+    /// whose grey rim takes the finder longest), pinned to one core, `runs` times, alternating with
+    /// `baseline` (another `lebot`, e.g. the previous build) when given and with ffmpeg decoding and
+    /// scaling the same file on the same core.
+    static func runVideos(_ paths: [String], lebot: String, baseline: String?, runs: Int) throws {
+        func analyze(_ executable: String, _ path: String) throws -> (seconds: Double, duration: Double) {
+            let started = Date()
+            let output = try Subprocess.run(
+                "taskset", ["-c", "0", executable, "analyze", path, "--threads", "1", "--json"])
+            let seconds = Date().timeIntervalSince(started)
+            let report = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any] ?? [:]
+            return (seconds, report["duration"] as? Double ?? 0)
+        }
+        print("")
+        print(
+            "| video (no `--rim`, one core) | length | ours | baseline | ours / baseline | ffmpeg decode + scale | ours / ffmpeg |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for path in paths {
+            var (ours, theirs, decode) = ([Double](), [Double](), [Double]())
+            var duration = 0.0
+            for _ in 0..<max(1, runs) {
+                let run = try analyze(lebot, path)
+                ours.append(run.seconds)
+                duration = run.duration
+                if let baseline { theirs.append(try analyze(baseline, path).seconds) }
+                decode.append(
+                    try Measurement.run([
+                        "taskset", "-c", "0", "ffmpeg", "-v", "error", "-threads", "1", "-i", path, "-vf",
+                        "scale=640:360", "-pix_fmt", "yuv420p", "-f", "null", "-",
+                    ]).wallSeconds)
+            }
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let realtime = { (seconds: Double) in
+                "\(format(seconds, digits: 2)) s = \(format(duration / seconds, digits: 1))×"
+            }
+            print(
+                "| \(name) | \(format(duration, digits: 1)) s | \(realtime(median(ours))) | \(theirs.isEmpty ? "-" : realtime(median(theirs))) | \(theirs.isEmpty ? "-" : format(median(ours) / median(theirs), digits: 2)) | \(format(median(decode), digits: 2)) s | \(format(median(ours) / median(decode), digits: 2)) |"
+            )
+        }
+        print("")
+        print("Medians of \(max(1, runs)) runs, alternating; ×: times realtime (goal ≥ 3×).")
+    }
+}
+
 struct ValidationFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

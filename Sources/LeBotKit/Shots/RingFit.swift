@@ -304,63 +304,109 @@ extension RimFinder {
         let fractionY = firstY - Double(baseY)
         let quarter = search.samples / 4
         var candidates: [Ring] = []
-        var columnAt = [Int](repeating: 0, count: search.samples)
-        var rowOffset = [Int](repeating: 0, count: search.samples)
-        // Halfway inside (``RingSearch/hollow``): 0.6 of the way across, 0.4 of the way up.
-        var innerColumnAt = [Int](repeating: 0, count: search.samples)
-        var innerRowOffset = [Int](repeating: 0, count: search.samples)
+        // Per sample, the outline's column in the window and its row offset; halfway inside
+        // (``RingSearch/hollow``): 0.6 of the way across, 0.4 of the way up. Buffers, not arrays:
+        // read ~10⁸ times, an array captured by the loop below is checked for exclusive access on
+        // every read (a fifth of the search's time).
+        let columnAt = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        let rowOffset = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        let innerColumnAt = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        let innerRowOffset = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        // When no outline of an ellipse leaves the frame, its samples' places in the window for the
+        // first row of centres; the row of centres `j` adds `j` rows.
+        let at = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        let innerAt = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
+        defer {
+            [columnAt, rowOffset, innerColumnAt, innerRowOffset, at, innerAt].forEach { $0.deallocate() }
+        }
         for (cueIndex, cue) in Cue.allCases.enumerated() {
-            let paintCounts = cue == .dark && search.paintedLine != nil
-            lines[cueIndex].withUnsafeBufferPointer { map in
+            // The far (upper) half of the outline may lie along the painted line instead: it is
+            // read from the line's pixels and the band's together.
+            let upper =
+                cue == .dark && search.paintedLine != nil
+                ? zip(lines[cueIndex], painted).map { $0 || $1 } : lines[cueIndex]
+            guard upper.contains(true) || centresX.isEmpty || rowsOfCentres == 0 else {
+                // Nothing on this cue's line (no orange near a grey rim): every ellipse scores 0,
+                // and the first centre looked at is each one's best.
                 for a in stride(from: smallest, to: largest, by: 1) {
                     for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
-                        let b = max(1, a * ratio)
-                        for k in 0..<search.samples {
-                            rowOffset[k] = Int((fractionY + b * sines[k]).rounded())
-                            innerRowOffset[k] = Int((fractionY + 0.4 * b * sines[k]).rounded())
-                        }
-                        var best: Ring?
-                        for cx in centresX {
+                        candidates.append(
+                            Ring(x: centresX[0], y: firstY, a: a, b: max(1, a * ratio), score: 0, coverage: 0, cue: cue)
+                        )
+                    }
+                }
+                continue
+            }
+            lines[cueIndex].withUnsafeBufferPointer { map in
+                upper.withUnsafeBufferPointer { upperMap in
+                    for a in stride(from: smallest, to: largest, by: 1) {
+                        for ratio in (cue == .orange ? search.flatRatios : []) + search.ratios {
+                            let b = max(1, a * ratio)
                             for k in 0..<search.samples {
-                                columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
-                                innerColumnAt[k] =
-                                    min(max(Int((cx + 0.6 * a * cosines[k]).rounded()), 0), width - 1) - x0
+                                rowOffset[k] = Int((fractionY + b * sines[k]).rounded())
+                                innerRowOffset[k] = Int((fractionY + 0.4 * b * sines[k]).rounded())
                             }
-                            for j in 0..<rowsOfCentres {
-                                // Samples on the outline that fall on a line, per quarter (no allocation
-                                // here: this runs ~10⁸ times).
-                                // The far (upper) half may lie along the painted line instead.
-                                func onLine(_ part: Int) -> Int {
-                                    let alongPaint = paintCounts && part >= 2
-                                    var count = 0
-                                    for k in (part * quarter)..<((part + 1) * quarter) {
-                                        let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0
-                                        let index = row * columns + columnAt[k]
-                                        if map[index] || (alongPaint && painted[index]) { count += 1 }
+                            // The inside's offsets lie within the outline's (sample 0 is on the
+                            // centre's row; rounding keeps order).
+                            let inFrame =
+                                baseY + (rowOffset.min() ?? 0) >= 0
+                                && baseY + rowsOfCentres - 1 + (rowOffset.max() ?? 0) <= height - 1
+                            var best: Ring?
+                            for cx in centresX {
+                                for k in 0..<search.samples {
+                                    columnAt[k] = min(max(Int((cx + a * cosines[k]).rounded()), 0), width - 1) - x0
+                                    innerColumnAt[k] =
+                                        min(max(Int((cx + 0.6 * a * cosines[k]).rounded()), 0), width - 1) - x0
+                                    if inFrame {
+                                        at[k] = (baseY + rowOffset[k] - y0) * columns + columnAt[k]
+                                        innerAt[k] = (baseY + innerRowOffset[k] - y0) * columns + innerColumnAt[k]
                                     }
-                                    return count
                                 }
-                                let counts = (onLine(0), onLine(1), onLine(2), onLine(3))
-                                let coverage =
-                                    Double(counts.0 + counts.1 + counts.2 + counts.3) / Double(4 * quarter)
-                                let least = min(counts.0, counts.1, counts.2, counts.3)
-                                var score = 0.5 * coverage + 0.5 * Double(least) / Double(quarter)
-                                if search.hollow {
-                                    var inside = 0
-                                    for k in 0..<search.samples {
-                                        let row = min(max(baseY + j + innerRowOffset[k], 0), height - 1) - y0
-                                        if map[row * columns + innerColumnAt[k]] { inside += 1 }
+                                for j in 0..<rowsOfCentres {
+                                    // Samples on the outline that fall on a line, per quarter (no
+                                    // allocation here: this runs ~10⁸ times).
+                                    func onLine(_ part: Int, _ map: UnsafeBufferPointer<Bool>) -> Int {
+                                        var count = 0
+                                        let samples = (part * quarter)..<((part + 1) * quarter)
+                                        if inFrame {
+                                            let down = j * columns
+                                            for k in samples where map[at[k] + down] { count += 1 }
+                                            return count
+                                        }
+                                        for k in samples {
+                                            let row = min(max(baseY + j + rowOffset[k], 0), height - 1) - y0
+                                            if map[row * columns + columnAt[k]] { count += 1 }
+                                        }
+                                        return count
                                     }
-                                    score -= Double(inside) / Double(search.samples)
-                                }
-                                if score > (best?.score ?? -1) {
-                                    best = Ring(
-                                        x: cx, y: firstY + Double(j), a: a, b: b, score: score, coverage: coverage,
-                                        cue: cue)
+                                    let counts = (
+                                        onLine(0, map), onLine(1, map), onLine(2, upperMap), onLine(3, upperMap)
+                                    )
+                                    let coverage =
+                                        Double(counts.0 + counts.1 + counts.2 + counts.3) / Double(4 * quarter)
+                                    let least = min(counts.0, counts.1, counts.2, counts.3)
+                                    var score = 0.5 * coverage + 0.5 * Double(least) / Double(quarter)
+                                    if search.hollow {
+                                        var inside = 0
+                                        for k in 0..<search.samples {
+                                            let index =
+                                                inFrame
+                                                ? innerAt[k] + j * columns
+                                                : (min(max(baseY + j + innerRowOffset[k], 0), height - 1) - y0)
+                                                    * columns + innerColumnAt[k]
+                                            if map[index] { inside += 1 }
+                                        }
+                                        score -= Double(inside) / Double(search.samples)
+                                    }
+                                    if score > (best?.score ?? -1) {
+                                        best = Ring(
+                                            x: cx, y: firstY + Double(j), a: a, b: b, score: score,
+                                            coverage: coverage, cue: cue)
+                                    }
                                 }
                             }
+                            if let best { candidates.append(best) }
                         }
-                        if let best { candidates.append(best) }
                     }
                 }
             }
