@@ -317,7 +317,7 @@ extension RimFinder {
         let at = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
         let innerAt = UnsafeMutableBufferPointer<Int>.allocate(capacity: search.samples)
         defer {
-            [columnAt, rowOffset, innerColumnAt, innerRowOffset, at, innerAt].forEach { $0.deallocate() }
+            for buffer in [columnAt, rowOffset, innerColumnAt, innerRowOffset, at, innerAt] { buffer.deallocate() }
         }
         for (cueIndex, cue) in Cue.allCases.enumerated() {
             // The far (upper) half of the outline may lie along the painted line instead: it is
