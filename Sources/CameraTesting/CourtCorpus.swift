@@ -67,6 +67,7 @@ public enum CourtCorpus {
         ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
         ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
         ("scored once at the end of stop 47", [3201, 3202, 3203]),
+        ("scored once at the end of stop 48 (its faults, all at 45° from the left, printed)", [3301, 3302, 3303]),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -79,6 +80,7 @@ public enum CourtCorpus {
         ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
         ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
         ("scored once at the end of stop 47", [3201, 3202, 3203]),
+        ("scored once at the end of stop 48 (its faults, all at 45° from the left, printed)", [3301, 3302, 3303]),
     ]
 
     public struct Options: Sendable {
