@@ -24,6 +24,14 @@ enum LeBotBench {
         return video
     }
 
+    /// The reference: ffmpeg decoding `path` and scaling it to the analysis size on one core, wall seconds.
+    static func decodeSeconds(_ path: String) throws -> Double {
+        try Measurement.run([
+            "taskset", "-c", "0", "ffmpeg", "-v", "error", "-threads", "1", "-i", path, "-vf", "scale=640:360",
+            "-pix_fmt", "yuv420p", "-f", "null", "-",
+        ]).wallSeconds
+    }
+
     static func run(work: String, lebot: String, runs: Int) throws {
         let video = try workoutVideo(in: work)
         let rim = video.rim.map { String($0) }.joined(separator: ",")
@@ -44,11 +52,7 @@ enum LeBotBench {
             let finding = Date()
             _ = try Subprocess.run("taskset", ["-c", "0", lebot, "analyze", video.path, "--threads", "1", "--json"])
             found.append(Date().timeIntervalSince(finding))
-            theirs.append(
-                try Measurement.run([
-                    "taskset", "-c", "0", "ffmpeg", "-v", "error", "-threads", "1", "-i", video.path, "-vf",
-                    "scale=640:360", "-pix_fmt", "yuv420p", "-f", "null", "-",
-                ]).wallSeconds)
+            theirs.append(try decodeSeconds(video.path))
         }
         let shots = video.events.filter(\.kind.isShot).count
         print("")
@@ -93,11 +97,7 @@ extension LeBotBench {
                 ours.append(run.seconds)
                 duration = run.duration
                 if let baseline { theirs.append(try analyze(baseline, path).seconds) }
-                decode.append(
-                    try Measurement.run([
-                        "taskset", "-c", "0", "ffmpeg", "-v", "error", "-threads", "1", "-i", path, "-vf",
-                        "scale=640:360", "-pix_fmt", "yuv420p", "-f", "null", "-",
-                    ]).wallSeconds)
+                decode.append(try decodeSeconds(path))
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             let realtime = { (seconds: Double) in

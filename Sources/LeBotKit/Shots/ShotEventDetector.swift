@@ -240,9 +240,10 @@ public final class ShotEventDetector {
         }
         let ball = choose(observations)
         if var current = attempt {
-            if let other = observations.lazy.filter({
-                $0.track != current.track && !self.isContinuation($0, of: current) && self.startsAttempt($0)
-            }).compactMap({ self.begin($0, time: time) }).first {
+            if let other = shotStarting(
+                among: observations.lazy.filter { $0.track != current.track && !self.isContinuation($0, of: current) },
+                time: time)
+            {
                 decided.append(finish(current, .miss, "another shot started before this one was decided", at: time))
                 attempt = other
                 return decided
@@ -268,7 +269,7 @@ public final class ShotEventDetector {
                 decided.append(finish(still, .miss, "no make within \(configuration.attemptTimeout) s", at: time))
                 attempt = nil
             }
-        } else if let shot = observations.lazy.filter(startsAttempt).compactMap({ self.begin($0, time: time) }).first {
+        } else if let shot = shotStarting(among: observations, time: time) {
             attempt = shot
         }
         return decided
@@ -351,6 +352,11 @@ public final class ShotEventDetector {
             let lowest = points[...apex].map(\.y).max()
         else { return false }
         return lowest - points[apex].y >= configuration.minimumRise * rimWidth && points[apex].y < rimLine
+    }
+
+    /// The attempt the first of `balls` that starts one starts (``startsAttempt(_:)``, ``begin(_:time:)``).
+    private func shotStarting(among balls: some Sequence<BallObservation>, time: Double) -> Attempt? {
+        balls.lazy.filter(startsAttempt).compactMap { self.begin($0, time: time) }.first
     }
 
     /// The attempt `ball` starts, from where it left the hands; nil when its climb was not one
