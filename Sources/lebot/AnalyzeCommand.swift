@@ -13,8 +13,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
             Prints each shot and a summary. With --chart, draws release points coloured by \
             outcome (SVG, or PNG when the name ends in .png). Exit status 0 even when no shot is found.
 
-            The ball is followed by its orange and then, in a second pass, by its brightness (a worn \
-            ball filmed outdoors is grey, not orange); the pass that saw clearly more shots is kept.
+            The ball is followed by its orange and, side by side in the same read of the file, by its \
+            brightness (a worn ball filmed outdoors is grey, not orange); the way that saw clearly more \
+            shots is kept.
 
             The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
             first 20 s; a rim that is not orange, under the backboard's painted square, or beside it when \

@@ -55,6 +55,20 @@ import Testing
         #expect(try byBrightness.analyze(Self.orangeBallVideo).attempts == 3, "both passes see these shots")
     }
 
+    /// A file with the rim known is read once, both cues side by side (decoding is most of the work
+    /// on a phone's video): the shots told are exactly those a pass by the chosen cue alone finds,
+    /// grey ball and orange.
+    @Test(arguments: [false, true]) func aFileReadOnceTellsWhatTheChosenCuesOwnPassFinds(grey: Bool) throws {
+        let video = grey ? Self.greyBallVideo : Self.orangeBallVideo
+        let analysis = try WorkoutAnalyzer(rim: Self.rim).analyze(video)
+        var alone = WorkoutAnalyzer(rim: Self.rim)
+        alone.ballCue = grey ? .brightness : .colour
+        let own = try alone.analyze(video)
+        #expect(analysis.ballCue == own.ballCue)
+        #expect(analysis.attempts == 3 && analysis.shots == own.shots, "\(analysis.shots) against \(own.shots)")
+        #expect(analysis.frames == own.frames && analysis.duration == own.duration)
+    }
+
     /// A camera stream is read once, so both cues follow the ball side by side: colour is told
     /// until brightness has clearly seen more, then brightness, with its earlier shots. A live
     /// session with a worn grey ball is told every throw (by colour alone: none).

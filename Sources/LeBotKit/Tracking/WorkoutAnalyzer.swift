@@ -175,9 +175,25 @@ public struct WorkoutAnalyzer: Sendable {
                 source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
                 frameHandler: frameHandler)
         }
+        let started = ContinuousClock.now
+        if rim != nil, frameHandler == nil {
+            // The rim known: one read of the file follows the ball by colour and by brightness side
+            // by side, each lane's shots held back; the lane that saw clearly more is told. (Each
+            // lane sees what a pass of its own would: the lanes share only the decoded frames.)
+            var analysis = try run(source: .file(path), progress: progress, shouldStop: shouldStop, holdLanes: true)
+            let byBrightness = Self.seesMore(analysis.brightness.count, than: analysis.colour.count)
+            analysis.told.shots = (byBrightness ? analysis.brightness : analysis.colour).enumerated().map {
+                var shot = $1
+                shot.number = $0 + 1
+                return shot
+            }
+            analysis.told.ballCue = byBrightness ? .brightness : .colour
+            for shot in analysis.told.shots { onShot(shot) }
+            analysis.told.processingSeconds = (ContinuousClock.now - started).seconds
+            return analysis.told
+        }
         // By colour, then by brightness, each with its shots held back; the one that saw clearly
         // more shots is told (and, for the frames' handler, run once more).
-        let started = ContinuousClock.now
         let passes = frameHandler == nil ? 2.0 : 3.0
         var byColour = self
         byColour.ballCue = .colour
@@ -252,6 +268,21 @@ public struct WorkoutAnalyzer: Sendable {
         onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
         frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
+        try run(
+            source: source, progress: progress, onShot: onShot, shouldStop: shouldStop, onRim: onRim, onFit: onFit,
+            onCue: onCue, frameHandler: frameHandler
+        ).told
+    }
+
+    /// ``analyze(source:progress:onShot:shouldStop:onRim:onFit:onCue:frameHandler:)``, with every
+    /// shot each lane decided (``BallCue/either``): by colour and by brightness. `holdLanes`: none
+    /// is told while the source is read (the caller chooses the lane at the end).
+    func run(
+        source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
+        shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
+        onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil, holdLanes: Bool = false
+    ) throws(MediaError) -> (told: WorkoutAnalysis, colour: [ShotEvent], brightness: [ShotEvent]) {
         let started = ContinuousClock.now
         let path = source.description
         let reader: MediaReader
@@ -280,7 +311,7 @@ public struct WorkoutAnalyzer: Sendable {
         brightTracker?.byBrightness = true
         var tellingBrightness = ballCue == .brightness
         var laneShots = (colour: 0, brightness: 0)
-        var brightShots: [ShotEvent] = []
+        var (colourShots, brightShots) = ([ShotEvent](), [ShotEvent]())
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
         var rimFound = self.rimFound
@@ -315,7 +346,9 @@ public struct WorkoutAnalyzer: Sendable {
                 brightShots += decided
             } else {
                 laneShots.colour += decided.count
+                colourShots += decided
             }
+            guard !holdLanes else { return }
             if byBrightness == tellingBrightness { decided.forEach(tell) }
             takeBrightness(atLeast: 2)
         }
@@ -569,7 +602,7 @@ public struct WorkoutAnalyzer: Sendable {
         decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
         decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
         // The whole stream seen: one shot by brightness and none by colour is told, as for a file.
-        takeBrightness(atLeast: 1)
+        if !holdLanes { takeBrightness(atLeast: 1) }
         progress(1)
         guard let rim else {
             throw MediaError(.invalidArgument, operation: RimFinder.operation, message: "the video has no frames")
@@ -583,7 +616,7 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
         analysis.ballCue = tellingBrightness ? .brightness : .colour
-        return analysis
+        return (analysis, colourShots, brightShots)
     }
 }
 
