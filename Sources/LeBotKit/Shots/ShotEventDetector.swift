@@ -535,8 +535,8 @@ public final class ShotEventDetector {
     /// and out). A ball through the net drops under the opening; one that hit the rim shakes the
     /// net as a make does (ncku_new at 10.7 s: 6.9 %), so the net cannot tell.
     func bouncedOut(_ attempt: Attempt, since: Double) -> Double? {
-        let last = attempt.points.filter { $0.time > since }.suffix(2)
-        guard last.count == 2 else { return nil }
+        let last = attempt.points.suffix(2)
+        guard last.count == 2, let first = last.first, first.time > since else { return nil }
         let clear = rimWidth * (0.5 + configuration.clearOfTheRim)
         let away = last.map { $0.x - rimCentre }
         guard last.allSatisfy({ $0.y <= rimLine + rimWidth * 0.25 }), away.allSatisfy({ abs($0) >= clear }),

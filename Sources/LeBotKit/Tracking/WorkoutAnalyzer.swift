@@ -175,44 +175,27 @@ public struct WorkoutAnalyzer: Sendable {
                 source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
                 frameHandler: frameHandler)
         }
+        // One read of the file follows the ball by colour and by brightness side by side (a
+        // stream's two lanes), each lane's shots held back; the lane that saw clearly more is told
+        // at the end. Each lane sees what a pass of its own would: they share only the decoded
+        // frames, and decoding is most of the work on a phone's video.
+        guard let frameHandler else {
+            return try run(
+                source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
+                decideAtTheEnd: true)
+        }
+        // For the frames' handler, the lane told runs once more as a pass of its own.
         let started = ContinuousClock.now
-        if rim != nil, frameHandler == nil {
-            // The rim known: one read of the file follows the ball by colour and by brightness side
-            // by side, each lane's shots held back; the lane that saw clearly more is told. (Each
-            // lane sees what a pass of its own would: the lanes share only the decoded frames.)
-            var analysis = try run(source: .file(path), progress: progress, shouldStop: shouldStop, holdLanes: true)
-            let byBrightness = Self.seesMore(analysis.brightness.count, than: analysis.colour.count)
-            analysis.told.shots = (byBrightness ? analysis.brightness : analysis.colour).enumerated().map {
-                var shot = $1
-                shot.number = $0 + 1
-                return shot
-            }
-            analysis.told.ballCue = byBrightness ? .brightness : .colour
-            for shot in analysis.told.shots { onShot(shot) }
-            analysis.told.processingSeconds = (ContinuousClock.now - started).seconds
-            return analysis.told
-        }
-        // By colour, then by brightness, each with its shots held back; the one that saw clearly
-        // more shots is told (and, for the frames' handler, run once more).
-        let passes = frameHandler == nil ? 2.0 : 3.0
-        var byColour = self
-        byColour.ballCue = .colour
-        let colour = try byColour.analyze(
-            source: .file(path), progress: { progress($0 / passes) }, shouldStop: shouldStop)
-        // A rim found while watching the first pass is the rim of the passes after it.
-        byColour.rim = colour.rim
-        byColour.rimFound = rimFound ?? colour.rimFound
-        var byBrightness = byColour
-        byBrightness.ballCue = .brightness
-        let brightness = try byBrightness.analyze(
-            source: .file(path), progress: { progress((1 + $0) / passes) }, shouldStop: shouldStop)
-        let chosen = Self.seesMore(brightness, than: colour) ? (byBrightness, brightness) : (byColour, colour)
-        var analysis = chosen.1
-        if let frameHandler {
-            analysis = try chosen.0.analyze(
-                source: .file(path), progress: { progress((2 + $0) / passes) }, shouldStop: shouldStop,
-                frameHandler: frameHandler)
-        }
+        let both = try run(
+            source: .file(path), progress: { progress($0 / 2) }, shouldStop: shouldStop, decideAtTheEnd: true)
+        var chosen = self
+        chosen.ballCue = both.ballCue ?? .colour
+        // A rim found while reading is the rim of the pass after it.
+        chosen.rim = both.rim
+        chosen.rimFound = rimFound ?? both.rimFound
+        var analysis = try chosen.analyze(
+            source: .file(path), progress: { progress((1 + $0) / 2) }, shouldStop: shouldStop,
+            frameHandler: frameHandler)
         for shot in analysis.shots { onShot(shot) }
         analysis.processingSeconds = (ContinuousClock.now - started).seconds
         return analysis
@@ -247,14 +230,9 @@ public struct WorkoutAnalyzer: Sendable {
         }
     }
 
-    /// Whether `brightness` saw clearly more shots than `colour`: half as many again, and one more.
+    /// Whether brightness saw clearly more shots than colour: half as many again, and one more.
     /// Where the ball is orange the colour model sees every shot and brightness fewer (people and
     /// the net move too); where it is not, colour sees few or none.
-    static func seesMore(_ brightness: WorkoutAnalysis, than colour: WorkoutAnalysis) -> Bool {
-        seesMore(brightness.attempts, than: colour.attempts)
-    }
-
-    /// The same rule on counts of shots: `brightness` is half as many again as `colour`, and one more.
     static func seesMore(_ brightness: Int, than colour: Int) -> Bool {
         Double(brightness) >= 1.5 * Double(colour) + 1
     }
@@ -270,19 +248,18 @@ public struct WorkoutAnalyzer: Sendable {
     ) throws(MediaError) -> WorkoutAnalysis {
         try run(
             source: source, progress: progress, onShot: onShot, shouldStop: shouldStop, onRim: onRim, onFit: onFit,
-            onCue: onCue, frameHandler: frameHandler
-        ).told
+            onCue: onCue, frameHandler: frameHandler)
     }
 
-    /// ``analyze(source:progress:onShot:shouldStop:onRim:onFit:onCue:frameHandler:)``, with every
-    /// shot each lane decided (``BallCue/either``): by colour and by brightness. `holdLanes`: none
-    /// is told while the source is read (the caller chooses the lane at the end).
-    func run(
+    /// ``analyze(source:progress:onShot:shouldStop:onRim:onFit:onCue:frameHandler:)``.
+    /// `decideAtTheEnd` (a file, ``BallCue/either``): no shot is told while the source is read;
+    /// at its end the lane that saw clearly more tells all of its own.
+    private func run(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
         onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
-        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil, holdLanes: Bool = false
-    ) throws(MediaError) -> (told: WorkoutAnalysis, colour: [ShotEvent], brightness: [ShotEvent]) {
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil, decideAtTheEnd: Bool = false
+    ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
         let path = source.description
         let reader: MediaReader
@@ -310,7 +287,7 @@ public struct WorkoutAnalyzer: Sendable {
         let brightTracker = ballCue == .either ? BallTracker(configuration: tracker) : nil
         brightTracker?.byBrightness = true
         var tellingBrightness = ballCue == .brightness
-        var laneShots = (colour: 0, brightness: 0)
+        // Every shot each lane decided.
         var (colourShots, brightShots) = ([ShotEvent](), [ShotEvent]())
         let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
         var rim = self.rim
@@ -342,21 +319,19 @@ public struct WorkoutAnalyzer: Sendable {
         /// clearly seen more.
         func decided(_ decided: [ShotEvent], byBrightness: Bool) {
             if byBrightness {
-                laneShots.brightness += decided.count
                 brightShots += decided
             } else {
-                laneShots.colour += decided.count
                 colourShots += decided
             }
-            guard !holdLanes else { return }
+            guard !decideAtTheEnd else { return }
             if byBrightness == tellingBrightness { decided.forEach(tell) }
             takeBrightness(atLeast: 2)
         }
         /// Brightness's lane is told from now on when it has seen `atLeast` shots, clearly more
         /// than colour's.
         func takeBrightness(atLeast least: Int) {
-            guard brightTracker != nil, !tellingBrightness, laneShots.brightness >= least,
-                Self.seesMore(laneShots.brightness, than: laneShots.colour)
+            guard brightTracker != nil, !tellingBrightness, brightShots.count >= least,
+                Self.seesMore(brightShots.count, than: colourShots.count)
             else { return }
             tellingBrightness = true
             onCue(.brightness)
@@ -601,8 +576,14 @@ public struct WorkoutAnalyzer: Sendable {
         if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
         decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
         decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
-        // The whole stream seen: one shot by brightness and none by colour is told, as for a file.
-        if !holdLanes { takeBrightness(atLeast: 1) }
+        if decideAtTheEnd {
+            // The whole file seen: the lane that saw clearly more tells its shots (colour wins ties).
+            tellingBrightness = ballCue == .brightness || Self.seesMore(brightShots.count, than: colourShots.count)
+            (tellingBrightness ? brightShots : colourShots).forEach(tell)
+        } else {
+            // The whole stream seen: one shot by brightness and none by colour is told, as for a file.
+            takeBrightness(atLeast: 1)
+        }
         progress(1)
         guard let rim else {
             throw MediaError(.invalidArgument, operation: RimFinder.operation, message: "the video has no frames")
@@ -616,7 +597,7 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
         analysis.ballCue = tellingBrightness ? .brightness : .colour
-        return (analysis, colourShots, brightShots)
+        return analysis
     }
 }
 
