@@ -11,6 +11,7 @@ public final class VideoDecoder {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private let converter: FrameConverter
+    private var secondConverter: FrameConverter?
     private let timeBase: AVRational
     private let every: Int
     /// The stream this decoder was made for.
@@ -35,6 +36,14 @@ public final class VideoDecoder {
     /// streams at almost no cost).
     public var decodesKeyframesOnly = false {
         didSet { applySkip() }
+    }
+
+    /// A second size frames are handed out at too, by ``decodeAtBothSizes(_:)`` and
+    /// ``flushAtBothSizes()``, while it is set (nil: none): a picture decoded once and converted
+    /// twice, for a reader that wants some frames larger than the rest (a rim a few pixels tall
+    /// is looked for at twice the size the ball is followed at).
+    public var secondSize: (width: Int, height: Int)? {
+        didSet { secondConverter = secondSize.map { FrameConverter(format: converter.format, size: $0) } }
     }
 
     private func applySkip() {
@@ -117,6 +126,13 @@ public final class VideoDecoder {
     ///
     /// - Throws: ``MediaError`` `codec` when the data is corrupt beyond what the decoder conceals.
     public func decode(_ sample: MediaSample) throws(MediaError) -> [VideoFrame] {
+        try decodeAtBothSizes(sample).map(\.frame)
+    }
+
+    /// ``decode(_:)``, each frame also at ``secondSize`` while it is set (nil when it is not).
+    public func decodeAtBothSizes(_ sample: MediaSample) throws(MediaError) -> [(
+        frame: VideoFrame, second: VideoFrame?
+    )] {
         guard sample.streamIndex == stream.index, sample.mediaType == .video, let packet, let codecContext else {
             return []
         }
@@ -129,7 +145,7 @@ public final class VideoDecoder {
         packet.pointee.duration = sample.duration.ticks(in: timeBase)
         if sample.isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
         var result = avcodec_send_packet(codecContext, packet)
-        var frames: [VideoFrame] = []
+        var frames: [(frame: VideoFrame, second: VideoFrame?)] = []
         if result == cc_averror(EAGAIN) {
             // The decoder wants its output drained first, then the packet again.
             frames = try receiveFrames()
@@ -145,6 +161,11 @@ public final class VideoDecoder {
 
     /// Drains frames the decoder still holds at the end of the stream.
     public func flush() throws(MediaError) -> [VideoFrame] {
+        try flushAtBothSizes().map(\.frame)
+    }
+
+    /// ``flush()``, each frame also at ``secondSize`` while it is set.
+    public func flushAtBothSizes() throws(MediaError) -> [(frame: VideoFrame, second: VideoFrame?)] {
         guard let codecContext else { return [] }
         _ = avcodec_send_packet(codecContext, nil)
         let frames = try receiveFrames()
@@ -152,9 +173,9 @@ public final class VideoDecoder {
         return frames
     }
 
-    private func receiveFrames() throws(MediaError) -> [VideoFrame] {
+    private func receiveFrames() throws(MediaError) -> [(frame: VideoFrame, second: VideoFrame?)] {
         guard let codecContext, let frame else { return [] }
-        var frames: [VideoFrame] = []
+        var frames: [(frame: VideoFrame, second: VideoFrame?)] = []
         while true {
             let result = avcodec_receive_frame(codecContext, frame)
             if result == cc_averror(EAGAIN) || result == cc_averror_eof() { break }
@@ -168,7 +189,7 @@ public final class VideoDecoder {
                 if let last = lastHandedOut, pts < last + interval, pts >= last { continue }
                 lastHandedOut = pts
             }
-            frames.append(try converter.convert(frame, pts: pts))
+            frames.append((try converter.convert(frame, pts: pts), try secondConverter?.convert(frame, pts: pts)))
         }
         return frames
     }

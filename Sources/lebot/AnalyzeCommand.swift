@@ -19,7 +19,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
 
             The rim is found in the video by itself (the still orange bar with a net or backboard, in the \
             first 20 s; a rim that is not orange, under the backboard's painted square, or beside it when \
-            the board is seen from the side); the box used and how sure the finder was are printed. Give --rim to override it, \
+            the board is seen from the side), in the same read of the file as the shots (those 20 s are held \
+            in memory meanwhile, about 200 MB for 30 fps); the box used and how sure the finder was are \
+            printed. Give --rim to override it, \
             e.g. when the finder says no hoop was found: --rim 0.85,0.42,0.08,0.02 boxes a rim 85 % of the \
             way across, 42 % down, 8 % of the width wide. Or give only a point on the rim, --rim 0.89,0.43 \
             (or 622,181px): the ring around it is fitted (a thin dark or bright ellipse, a line from the \
@@ -44,44 +46,34 @@ struct AnalyzeCommand: AsyncParsableCommand {
     @Option(help: "Decoder threads (0: automatic).") var threads: Int = 0
     @Flag(help: "Print as JSON.") var json = false
 
+    /// What to say when no hoop was found (`error`) in a picture of `size`: how to give the rim.
+    private func noHoop(_ error: MediaError, size: (width: Int, height: Int)?) -> ValidationError {
+        let picture = size.map { "\($0.width)×\($0.height) " } ?? ""
+        // The examples in pixels are inside this picture (a rim 62 % across, a third down).
+        let (w, h) = (Double(size?.width ?? 960), Double(size?.height ?? 540))
+        let point = "\(Int(0.62 * w)),\(Int(0.33 * h))px"
+        let box = "\(Int(0.6 * w)),\(Int(0.32 * h)),\(Int(0.045 * w)),\(Int(0.02 * h))px"
+        return ValidationError(
+            "\(video): \(error.message). Give a point on the rim with --rim x,y and its ring is fitted there: fractions of the frame (e.g. 0.62,0.33) or pixels of the \(picture)picture with px (e.g. \(point); `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to read it off). Or give its box: --rim x,y,width,height (e.g. 0.6,0.32,0.045,0.02 or \(box))."
+        )
+    }
+
     func run() async throws {
         // The picture's size, for a rim box given in pixels and for the words when none is found.
         let size = (try? MediaReader(.file(video)))?.videoStream.flatMap { stream in
             stream.width.flatMap { width in stream.height.map { (width: width, height: $0) } }
         }
-        let calibration: RimCalibration
-        let found: RimFinder.Result?
-        let fitted: RimFinder.Fit?
+        let given: RimGiven?
         do {
-            (calibration, found, fitted) = try RimFinder().resolve(
-                given: try rim.map { text throws(MediaError) in try RimGiven(parsing: text, pixels: size) },
-                video: video)
+            given = try rim.map { text throws(MediaError) in try RimGiven(parsing: text, pixels: size) }
         } catch {
-            guard error.operation == RimFinder.operation else { throw ValidationError(error.message) }
-            let picture = size.map { "\($0.width)×\($0.height) " } ?? ""
-            // The examples in pixels are inside this picture (a rim 62 % across, a third down).
-            let (w, h) = (Double(size?.width ?? 960), Double(size?.height ?? 540))
-            let point = "\(Int(0.62 * w)),\(Int(0.33 * h))px"
-            let box = "\(Int(0.6 * w)),\(Int(0.32 * h)),\(Int(0.045 * w)),\(Int(0.02 * h))px"
-            throw ValidationError(
-                "\(video): \(error.message). Give a point on the rim with --rim x,y and its ring is fitted there: fractions of the frame (e.g. 0.62,0.33) or pixels of the \(picture)picture with px (e.g. \(point); `ffmpeg -i \(video) -frames:v 1 frame.png` saves one to read it off). Or give its box: --rim x,y,width,height (e.g. 0.6,0.32,0.045,0.02 or \(box))."
-            )
+            throw ValidationError(error.message)
         }
-        if let found, !json {
-            Terminal.status(
-                "Rim found at \(calibration.argument) (confidence \(Int(found.confidence * 100)) %: \(found.evidence)); --rim overrides it."
-            )
-        }
-        if let fitted, !json {
-            Terminal.status(
-                fitted.fitted
-                    ? "Rim fitted at \(calibration.argument): \(fitted.evidence). If it is not the rim, give its box with --rim x,y,width,height."
-                    : "Rim: \(fitted.evidence), \(calibration.argument). If that is not the rim, give its box with --rim x,y,width,height."
-            )
-        }
+        // The rim given, the ring fitted at the point given, or found: in the same read of the file
+        // as the analysis, said when it is known.
+        var calibration = given?.box
         var analyzer = WorkoutAnalyzer(rim: calibration, threads: threads)
-        analyzer.rimFound = found
-        analyzer.rimFitted = fitted
+        analyzer.rimPoint = given?.point
         let bar = Terminal.ProgressBar("analysing", enabled: !json && Terminal.stderrIsTerminal)
         let quiet = json
         var table = TextTable(headers: ["#", "release", "outcome", "entry angle", "at the rim", "arc above rim", "why"])
@@ -95,6 +87,24 @@ struct AnalyzeCommand: AsyncParsableCommand {
                     if !quiet { Terminal.status(Self.line(shot)) }
                     table.rows.append(Self.row(shot))
                     annotator?.add(shot)
+                },
+                onRim: { found in
+                    calibration = found.rim
+                    if !quiet {
+                        Terminal.status(
+                            "Rim found at \(found.rim.argument) (confidence \(Int(found.confidence * 100)) %: \(found.evidence)); --rim overrides it."
+                        )
+                    }
+                },
+                onFit: { fitted in
+                    calibration = fitted.rim
+                    if !quiet {
+                        Terminal.status(
+                            fitted.fitted
+                                ? "Rim fitted at \(fitted.rim.argument): \(fitted.evidence). If it is not the rim, give its box with --rim x,y,width,height."
+                                : "Rim: \(fitted.evidence), \(fitted.rim.argument). If that is not the rim, give its box with --rim x,y,width,height."
+                        )
+                    }
                 },
                 frameHandler: annotate == nil && track == nil
                     ? nil
@@ -116,16 +126,20 @@ struct AnalyzeCommand: AsyncParsableCommand {
                             let fps =
                                 rate.map { Int((Double($0.numerator) / Double(max(1, $0.denominator))).rounded()) }
                                 ?? 30
-                            annotator = try? ShotAnnotator(
-                                path: path, width: frame.width, height: frame.height, frameRate: max(1, fps),
-                                rim: calibration)
+                            // (The rim is known before any frame is analysed: given, or told found.)
+                            annotator = calibration.flatMap { rim in
+                                try? ShotAnnotator(
+                                    path: path, width: frame.width, height: frame.height, frameRate: max(1, fps),
+                                    rim: rim)
+                            }
                         }
                         try? annotator?.write(frame, time: time, observations: observations)
                     })
             try annotator?.finish()
         } catch {
             bar.finish()
-            throw ValidationError(error.description)
+            throw error.operation == RimFinder.operation
+                ? noHoop(error, size: size) : ValidationError(error.description)
         }
         bar.finish()
         if let annotate, annotator?.frames != analysis.frames {
@@ -168,7 +182,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         )
         if analysis.attempts == 0 {
             print(
-                "No shots found. Check the rim (\(calibration.argument)): it should box the rim itself; --annotate shows it."
+                "No shots found. Check the rim (\(analysis.rim.argument)): it should box the rim itself; --annotate shows it."
             )
         }
         if let chart { print("Shot chart: \(chart)") }

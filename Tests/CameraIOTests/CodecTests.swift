@@ -40,6 +40,36 @@ struct CodecTests {
         }
     }
 
+    @Test("a second size: each picture decoded once is handed out at both sizes, as two decoders would")
+    func secondSize() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.lavfi(in: folder.path, seconds: 2, gopSize: 30, bFrames: 2)
+        func decoded(_ size: (width: Int, height: Int)) throws -> [VideoFrame] {
+            let reader = try MediaReader(.file(video.path))
+            let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: size)
+            var frames: [VideoFrame] = []
+            while let sample = try reader.nextSample() { frames += try decoder.decode(sample) }
+            return frames + (try decoder.flush())
+        }
+        let (small, large) = (try decoded((80, 60)), try decoded((160, 120)))
+        let reader = try MediaReader(.file(video.path))
+        let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (80, 60))
+        decoder.secondSize = (160, 120)
+        var both: [(frame: VideoFrame, second: VideoFrame?)] = []
+        while let sample = try reader.nextSample() {
+            both += try decoder.decodeAtBothSizes(sample)
+            // The second size is wanted for the first 20 frames only.
+            if both.count >= 20 { decoder.secondSize = nil }
+        }
+        both += try decoder.flushAtBothSizes()
+        #expect(decoder.decodedFrameCount == video.frameCount && both.count == video.frameCount)
+        #expect(both.map(\.frame) == small)
+        let seconds = both.compactMap(\.second)
+        #expect(seconds.count >= 20 && seconds.count < both.count)
+        #expect(seconds == Array(large.prefix(seconds.count)))
+        #expect(both.allSatisfy { $0.second == nil || $0.second?.pts == $0.frame.pts })
+    }
+
     @Test("decoding to YUV copies planes; NV12 and gray agree on luma")
     func pixelFormatsAgree() throws {
         let folder = try WorkingDirectory.temporary()

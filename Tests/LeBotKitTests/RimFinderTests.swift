@@ -335,6 +335,26 @@ enum RimSeeds {
                 #expect(
                     result.evidence.contains("seen from the side, and beside it") == (steel && placement == .sideLeft),
                     "\(result.evidence)")
+                // An analysis with no rim reads the file once: the finder's frames are decoded at
+                // its size beside the analysis's. It finds what the finder finds, and the shots
+                // are those of an analysis given that rim.
+                var told: [RimFinder.Result] = []
+                let once = try WorkoutAnalyzer(rim: nil).analyze(video.path, onRim: { told.append($0) })
+                #expect(told == [result] && once.rimFound == result && once.rim == result.rim)
+                var given = WorkoutAnalyzer(rim: result.rim)
+                given.rimFound = result
+                let twice = try given.analyze(video.path)
+                #expect(once.shots == twice.shots && once.frames == twice.frames && once.rimMoves == twice.rimMoves)
+                #expect(once.attempts == video.events.filter(\.kind.isShot).count, "\(placement) steel \(steel)")
+                if placement == .behind {
+                    // Where the frames held would be too many (a fast frame rate), the finder reads
+                    // the start on its own first: the same rim, the same shots.
+                    var bounded = WorkoutAnalyzer(rim: nil)
+                    bounded.heldBytesLimit = 0
+                    told = []
+                    let first = try bounded.analyze(video.path, onRim: { told.append($0) })
+                    #expect(told == [result] && first.rimFound == result && first.shots == once.shots)
+                }
                 guard steel else { continue }
                 // The camera never moves. A grey rim is not watched by its orange: an orange ball
                 // passing it made it look orange, then bare, and the camera was taken to move.

@@ -325,10 +325,9 @@ struct LeBotService: Sendable {
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
-                let (rim, found, fitted) = try RimFinder().resolve(given: given, video: video)
-                var analyzer = WorkoutAnalyzer(rim: rim, threads: 1)
-                analyzer.rimFound = found
-                analyzer.rimFitted = fitted
+                // The rim given, the ring fitted at the point given, or found: in the same read.
+                var analyzer = WorkoutAnalyzer(rim: given?.box, threads: 1)
+                analyzer.rimPoint = given?.point
                 return try analyzer.analyze(
                     video, progress: { fraction in if let key { progress.set(key, fraction) } },
                     shouldStop: { key.map { cancelled.get($0) != nil } ?? false })

@@ -58,17 +58,58 @@ public struct RimFinder: Sendable {
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     public func find(in path: String) throws(MediaError) -> Result? {
-        var accumulator: Accumulator?
-        var start = FitFrames()
-        try readStart(of: path, operation: "find the rim in \(path)") { frame, time, inPhase, duration in
-            if accumulator == nil { accumulator = Accumulator(width: frame.width, height: frame.height) }
-            start.offer(frame, at: time)
-            let span = min(seconds, duration ?? seconds)
-            accumulator?.offer(frame, time: time, step: max(span / Double(samples), 0.001), inPhase: inPhase)
-            return (accumulator?.frames ?? 0) >= samples && start.isFull
+        var reading = Reading(self, sampling: true)
+        try readStart(of: path, operation: "find the rim in \(path)") { frame, duration in
+            reading.offer(frame, duration: duration)
+            return reading.isDone
         }
-        return accumulator?.result(minimumConfidence: minimumConfidence)
-            ?? underBoard(in: start.frames, seen: accumulator)
+        return reading.result()
+    }
+
+    /// The finder reading the first frames of a video one by one as they are decoded at its size
+    /// (``decodedSize(_:_:atMost:)`` of ``analysisWidth``): each held still by ``stabilizer``,
+    /// kept for the fit at a point (``FitFrames``) and, when `sampling`, sampled over ``seconds``
+    /// for the rim's orange (``Accumulator``). ``find(in:)`` reads a file so; an analysis reading
+    /// the file once hands it the same frames, decoded at the finder's size beside its own.
+    struct Reading {
+        let finder: RimFinder
+        let sampling: Bool
+        private let stabilizing: FrameStabilizer?
+        private(set) var accumulator: Accumulator?
+        private(set) var start = FitFrames()
+        private var decoded = 0
+
+        init(_ finder: RimFinder, sampling: Bool) {
+            self.finder = finder
+            self.sampling = sampling
+            // Every frame goes through the stabilizer (it follows the picture from frame to frame).
+            stabilizing = finder.stabilizer.map { FrameStabilizer(configuration: $0) }
+        }
+
+        /// Whether it has all the frames it wants (more are not looked at).
+        var isDone: Bool { start.isFull && (!sampling || (accumulator?.frames ?? 0) >= finder.samples) }
+
+        /// Takes the next decoded frame of a video lasting `duration` seconds (nil: not known).
+        mutating func offer(_ frame: VideoFrame, duration: Double?) {
+            let time = frame.pts?.seconds ?? Double(decoded) / 30
+            decoded += 1
+            let frame = stabilizing?.stabilize(frame, time: time) ?? frame
+            guard !isDone else { return }
+            start.offer(frame, at: time)
+            guard sampling else { return }
+            if accumulator == nil { accumulator = Accumulator(width: frame.width, height: frame.height) }
+            let span = min(finder.seconds, duration ?? finder.seconds)
+            accumulator?.offer(
+                frame, time: time, step: max(span / Double(finder.samples), 0.001),
+                inPhase: stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true)
+        }
+
+        /// The rim in what was read: a still orange one, else one under the board's square; nil
+        /// when neither is as sure as ``minimumConfidence``.
+        func result() -> Result? {
+            accumulator?.result(minimumConfidence: finder.minimumConfidence)
+                ?? finder.underBoard(in: start.frames, seen: accumulator)
+        }
     }
 
     /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
@@ -102,14 +143,13 @@ public struct RimFinder: Sendable {
     }
 
     /// Reads the start of the video at `path`, decoded at ``analysisWidth`` (at most the video's)
-    /// as YUV 4:2:0 and held still by ``stabilizer``, handing `take` each frame with its time,
-    /// whether the stabilizer is in phase, and the video's duration, until `take` says it has
+    /// as YUV 4:2:0, handing `take` each frame with the video's duration until `take` says it has
     /// enough (or the video ends).
     ///
     /// - Throws: ``MediaError`` when the file cannot be read or has no video.
     func readStart(
         of path: String, operation: String, readerOptions: ReaderOptions? = nil,
-        _ take: (_ frame: VideoFrame, _ time: Double, _ inPhase: Bool, _ duration: Double?) -> Bool
+        _ take: (_ frame: VideoFrame, _ duration: Double?) -> Bool
     ) throws(MediaError) {
         let reader: MediaReader
         if let readerOptions {
@@ -125,41 +165,12 @@ public struct RimFinder: Sendable {
         let (width, height) = Self.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
         let duration = reader.duration?.seconds
-        var (decoded, enough) = (0, false)
-        // Every frame goes through the stabilizer (it follows the picture from frame to frame).
-        let stabilizing = stabilizer.map { FrameStabilizer(configuration: $0) }
-        func offer(_ frame: VideoFrame) {
-            let time = frame.pts?.seconds ?? Double(decoded) / 30
-            decoded += 1
-            let frame = stabilizing?.stabilize(frame, time: time) ?? frame
-            guard !enough else { return }
-            enough = take(
-                frame, time, stabilizing.map { FrameStabilizer.isInPhase($0.residual) } ?? true, duration)
-        }
+        var enough = false
         while !enough, let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
-            for frame in try decoder.decode(sample) { offer(frame) }
+            for frame in try decoder.decode(sample) where !enough { enough = take(frame, duration) }
         }
-        if !enough { for frame in try decoder.flush() { offer(frame) } }
-    }
-
-    /// The rim to use for `path`: the box given; the ring fitted at the point given (``fit(near:in:)``);
-    /// or, with nothing given, found in the video.
-    ///
-    /// - Throws: ``MediaError`` `invalidArgument` naming the problem when no hoop is clear, or when
-    ///   the file cannot be read.
-    public func resolve(given: RimGiven?, video path: String) throws(MediaError) -> (
-        rim: RimCalibration, found: Result?, fitted: Fit?
-    ) {
-        switch given {
-        case .box(let box)?: return (box, nil, nil)
-        case .point(let point)?:
-            let fitted = try fit(near: point, in: path)
-            return (fitted.rim, nil, fitted)
-        case nil:
-            guard let found = try find(in: path) else { throw Self.noHoop(seconds: seconds) }
-            return (found.rim, found, nil)
-        }
+        if !enough { for frame in try decoder.flush() where !enough { enough = take(frame, duration) } }
     }
 
     /// The `operation` of every error that means "no rim": callers ask the user for one.

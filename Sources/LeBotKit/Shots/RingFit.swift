@@ -148,15 +148,15 @@ extension RimFinder {
     public func fit(near point: RimPoint, in path: String, readerOptions: ReaderOptions? = nil) throws(MediaError)
         -> Fit
     {
-        var frames = FitFrames()
-        try readStart(of: path, operation: "fit the rim in \(path)", readerOptions: readerOptions) {
-            frame, time, _, _ in
-            frames.offer(frame, at: time)
+        var reading = Reading(self, sampling: false)
+        try readStart(of: path, operation: "fit the rim in \(path)", readerOptions: readerOptions) { frame, _ in
+            reading.offer(frame, duration: nil)
+            return reading.isDone
         }
-        guard !frames.frames.isEmpty else {
+        guard !reading.start.frames.isEmpty else {
             throw MediaError(.invalidArgument, operation: "fit the rim in \(path)", message: "the video has no frames")
         }
-        return try Self.fit(near: point, frames: frames.frames)
+        return try Self.fit(near: point, frames: reading.start.frames)
     }
 
     /// The frames the fit reads: three, 0.2 s apart from the first frame's time (a video need not

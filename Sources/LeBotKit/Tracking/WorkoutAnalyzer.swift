@@ -148,6 +148,11 @@ public struct WorkoutAnalyzer: Sendable {
     public var detector: ShotEventDetector.Configuration
     /// How the ball is told from the rest of the picture.
     public var ballCue = BallCue.either
+    /// The most a file's analysis holds in frames, bytes, while the finder reads the file's start
+    /// in the same read (``analyze(_:progress:onShot:shouldStop:onRim:onFit:frameHandler:)``):
+    /// 20 s of 640×360 at 60 fps. Beyond it (a fast frame rate: 120 fps and more), the finder
+    /// reads the start on its own first, and the analysis reads the file after it.
+    public var heldBytesLimit = 512 << 20
 
     public init(
         rim: RimCalibration?, analysisWidth: Int = 640, threads: Int = 0,
@@ -162,72 +167,47 @@ public struct WorkoutAnalyzer: Sendable {
 
     /// Analyses the file at `path`. `frameHandler` sees every analysed frame with what was found
     /// in it (for annotated output); `progress` gets 0...1; `onShot` each shot as it is decided.
+    /// With no ``rim`` and no ``rimPoint``, the rim is found as ``RimFinder/find(in:)`` finds it,
+    /// in the same read of the file (`onRim` is told it; the frames of the file's first 20 s are
+    /// held meanwhile, about 200 MB at 640×360 and 30 fps); with a point, the ring there is fitted
+    /// (`onFit`).
     ///
-    /// - Throws: ``MediaError`` when the file cannot be read or has no video.
+    /// - Throws: ``MediaError`` when the file cannot be read or has no video; one whose operation
+    ///   is ``RimFinder/operation`` when no hoop is found.
     /// `shouldStop` is asked every frame; when it answers true the analysis ends with a
     /// `cancelled` error.
     public func analyze(
         _ path: String, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
-        shouldStop: () -> Bool = { false }, frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
+        shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
+        onFit: (RimFinder.Fit) -> Void = { _ in },
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil
     ) throws(MediaError) -> WorkoutAnalysis {
-        guard ballCue == .either else {
-            return try analyze(
-                source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
-                frameHandler: frameHandler)
-        }
         // One read of the file follows the ball by colour and by brightness side by side (a
         // stream's two lanes), each lane's shots held back; the lane that saw clearly more is told
         // at the end. Each lane sees what a pass of its own would: they share only the decoded
         // frames, and decoding is most of the work on a phone's video.
-        guard let frameHandler else {
+        guard ballCue == .either, let frameHandler else {
             return try run(
-                source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop,
-                decideAtTheEnd: true)
+                source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop, onRim: onRim,
+                onFit: onFit, frameHandler: frameHandler, decideAtTheEnd: ballCue == .either, findingLikeAFile: true)
         }
         // For the frames' handler, the lane told runs once more as a pass of its own.
         let started = ContinuousClock.now
         let both = try run(
-            source: .file(path), progress: { progress($0 / 2) }, shouldStop: shouldStop, decideAtTheEnd: true)
+            source: .file(path), progress: { progress($0 / 2) }, shouldStop: shouldStop, onRim: onRim, onFit: onFit,
+            decideAtTheEnd: true, findingLikeAFile: true)
         var chosen = self
         chosen.ballCue = both.ballCue ?? .colour
-        // A rim found while reading is the rim of the pass after it.
+        // The rim found or fitted while reading is the rim of the pass after it.
         chosen.rim = both.rim
         chosen.rimFound = rimFound ?? both.rimFound
+        chosen.rimFitted = rimFitted ?? both.rimFitted
         var analysis = try chosen.analyze(
             source: .file(path), progress: { progress((1 + $0) / 2) }, shouldStop: shouldStop,
             frameHandler: frameHandler)
         for shot in analysis.shots { onShot(shot) }
         analysis.processingSeconds = (ContinuousClock.now - started).seconds
         return analysis
-    }
-
-    /// The first frames of a source decoded a second time, at the finder's size and held still
-    /// as the finder holds them (``RimFinder/FitFrames``).
-    struct StartFrames {
-        let decoder: VideoDecoder
-        let still: FrameStabilizer?
-        var frames = RimFinder.FitFrames()
-
-        init(reader: MediaReader, width: Int, height: Int) throws(MediaError) {
-            let finder = RimFinder()
-            let size = RimFinder.decodedSize(width, height, atMost: finder.analysisWidth)
-            decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: size, threads: 1)
-            still = finder.stabilizer.map { FrameStabilizer(configuration: $0) }
-        }
-
-        /// Decodes `sample` (nil: what the decoder still holds) and keeps the frames wanted.
-        mutating func take(_ sample: MediaSample?) throws(MediaError) {
-            let decoded: [VideoFrame]
-            if let sample {
-                decoded = try decoder.decode(sample)
-            } else {
-                decoded = try decoder.flush()
-            }
-            for frame in decoded where !frames.isFull {
-                let time = frame.pts?.seconds ?? 0
-                frames.offer(still?.stabilize(frame, time: time) ?? frame, at: time)
-            }
-        }
     }
 
     /// Whether brightness saw clearly more shots than colour: half as many again, and one more.
@@ -253,12 +233,15 @@ public struct WorkoutAnalyzer: Sendable {
 
     /// ``analyze(source:progress:onShot:shouldStop:onRim:onFit:onCue:frameHandler:)``.
     /// `decideAtTheEnd` (a file, ``BallCue/either``): no shot is told while the source is read;
-    /// at its end the lane that saw clearly more tells all of its own.
+    /// at its end the lane that saw clearly more tells all of its own. `findingLikeAFile`: with
+    /// no rim and no point given, the rim is found as ``RimFinder/find(in:)`` finds it in a file
+    /// (not over ``rimWarmUp`` as in a stream), from the same frames.
     private func run(
         source: MediaSource, progress: (Double) -> Void = { _ in }, onShot: (ShotEvent) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, onRim: (RimFinder.Result) -> Void = { _ in },
         onFit: (RimFinder.Fit) -> Void = { _ in }, onCue: (BallCue) -> Void = { _ in },
-        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil, decideAtTheEnd: Bool = false
+        frameHandler: ((VideoFrame, Double, [BallObservation]) -> Void)? = nil, decideAtTheEnd: Bool = false,
+        findingLikeAFile: Bool = false
     ) throws(MediaError) -> WorkoutAnalysis {
         let started = ContinuousClock.now
         let path = source.description
@@ -293,6 +276,20 @@ public struct WorkoutAnalyzer: Sendable {
         var rim = self.rim
         var rimFound = self.rimFound
         var rimFitted = self.rimFitted
+        var findingLikeAFile = findingLikeAFile && rim == nil && rimPoint == nil
+        let rimFinder = RimFinder()
+        if findingLikeAFile, case .file(let file) = source {
+            // The frames held while the finder reads the file's start (``heldBytesLimit``).
+            let span = min(rimFinder.seconds, reader.duration?.seconds ?? rimFinder.seconds)
+            let held = span * (video.framesPerSecond ?? 30) * Double(width * height * 3 / 2)
+            if held > Double(heldBytesLimit) {
+                guard let found = try rimFinder.find(in: file) else {
+                    throw RimFinder.noHoop(seconds: rimFinder.seconds)
+                }
+                (rim, rimFound, findingLikeAFile) = (found.rim, found, false)
+                onRim(found)
+            }
+        }
         let detector = self.detector
         func detecting(_ rim: RimCalibration, netBelow: Bool) -> (ShotEventDetector, ShotEventDetector?) {
             let make = {
@@ -351,20 +348,25 @@ public struct WorkoutAnalyzer: Sendable {
         var rimOrange = 0.0
         var lostRim: (rim: RimCalibration, netBelow: Bool)?
         var rimMoves: [RimMove] = []
-        let watchRim = (self.rim == nil && rimPoint == nil) || self.rimFound != nil
+        let watchRim = (rim == nil && rimPoint == nil) || rimFound != nil
         // The rim in use is watched by the picture around it (``RimScene``; nil until it is taken,
         // and when it cannot be watched), and an orange rim found by its orange by that too.
-        var byOrange = watchRim && self.rimFound?.underBoard != true
+        var byOrange = watchRim && rimFound?.underBoard != true
         var scene = rim.flatMap { RimScene(rim: $0, width: width, height: height) }
-        // The first frames decoded at the finder's size (as the finder and the fit read a file),
-        // beside the analysis's, until there are enough: to fit the ring at the point given, or,
-        // with nothing given, to look under the board's square for a rim that is not orange (a
+        // With no rim given, the first frames are decoded at the finder's size too, beside the
+        // analysis's, and read as the finder and the fit read a file (``RimFinder/Reading``) until
+        // it has what it wants: to find the rim (`findingLikeAFile`: its orange sampled over the
+        // file's first 20 s, the analysis's frames held meanwhile); to fit the ring at the point
+        // given; or, in a stream, to look under the board's square for a rim that is not orange (a
         // ring a few pixels tall fits wrong at 640 px).
-        var start: StartFrames?
-        if self.rim == nil {
-            start = try StartFrames(reader: reader, width: sourceWidth, height: sourceHeight)
+        var reading: RimFinder.Reading?
+        if rim == nil {
+            reading = RimFinder.Reading(rimFinder, sampling: findingLikeAFile && rimPoint == nil)
+            decoder.secondSize = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: rimFinder.analysisWidth)
         }
-        var fitting = self.rim == nil ? rimPoint : nil
+        // The first frames at the finder's size, once read.
+        var start = RimFinder.FitFrames()
+        var fitting = rim == nil ? rimPoint : nil
         /// Shots are looked for against `rim` from the frames held on.
         func resume(with rim: RimCalibration, netBelow: Bool, byOrange orange: Bool) throws(MediaError) {
             lostRim = nil
@@ -376,24 +378,36 @@ public struct WorkoutAnalyzer: Sendable {
             held = []
             for taken in waiting { try handle(taken) }
         }
-        /// The first frames from `sample` (all the decoder holds when nil); the ring fitted at the
-        /// point given once they are all there, or at the end.
-        func takeStart(_ sample: MediaSample?) throws(MediaError) {
-            guard var current = start, !current.frames.isFull else { return }
-            try current.take(sample)
-            start = current
-            guard let point = fitting, current.frames.isFull || sample == nil else { return }
-            fitting = nil
-            guard !current.frames.frames.isEmpty else { return }
-            let fit = try RimFinder.fit(near: point, frames: current.frames.frames)
-            (rim, rimFitted) = (fit.rim, fit)
-            onFit(fit)
-            try resume(with: fit.rim, netBelow: false, byOrange: false)
+        /// Frames decoded, each also at the finder's size while it reads them; when it has read
+        /// what it wants (or the source `ended`), the rim it found or the ring fitted at the point
+        /// given.
+        func read(_ decoded: [(frame: VideoFrame, second: VideoFrame?)], ended: Bool) throws(MediaError) {
+            for (frame, second) in decoded {
+                if let second { reading?.offer(second, duration: reader.duration?.seconds) }
+                try take(frame)
+            }
+            guard let done = reading, done.isDone || ended else { return }
+            reading = nil
+            decoder.secondSize = nil
+            start = done.start
+            if let point = fitting {
+                fitting = nil
+                guard !start.frames.isEmpty else { return }
+                let fit = try RimFinder.fit(near: point, frames: start.frames)
+                (rim, rimFitted) = (fit.rim, fit)
+                onFit(fit)
+                try resume(with: fit.rim, netBelow: false, byOrange: false)
+            } else if done.sampling {
+                guard let result = done.result() else { throw RimFinder.noHoop(seconds: done.finder.seconds) }
+                (rim, rimFound) = (result.rim, result)
+                onRim(result)
+                try resume(with: result.rim, netBelow: result.netBelow ?? false, byOrange: result.underBoard != true)
+            }
         }
         func findRim(final: Bool) throws(MediaError) {
             let enough = final || finder.frames >= 40
             guard
-                let result = finder.result(minimumConfidence: RimFinder().minimumConfidence)
+                let result = finder.result(minimumConfidence: rimFinder.minimumConfidence)
                     ?? (enough ? underBoard() : nil)
             else {
                 guard enough else { return }
@@ -414,12 +428,12 @@ public struct WorkoutAnalyzer: Sendable {
         /// they were decoded so; when the rim is looked for again, in the first frames held).
         func underBoard() -> RimFinder.Result? {
             var frames = RimFinder.FitFrames()
-            if lostRim == nil, let start, !start.frames.frames.isEmpty {
-                frames = start.frames
+            if lostRim == nil, !start.frames.isEmpty {
+                frames = start
             } else {
                 for taken in held where !frames.isFull { frames.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0) }
             }
-            return RimFinder().underBoard(in: frames.frames, seen: finder)
+            return rimFinder.underBoard(in: frames.frames, seen: finder)
         }
         /// The camera was knocked at `since`: what was pending is judged with the rim it had, and
         /// the trackers learn the background afresh (against the old one the whole knocked picture
@@ -513,7 +527,8 @@ public struct WorkoutAnalyzer: Sendable {
             }
             guard let detecting = shotDetector else {
                 held.append(taken)
-                if fitting != nil { return }
+                // (Held for the fit at the point given, or for the finder reading the file's start.)
+                if fitting != nil || reading?.sampling == true { return }
                 let first = firstHeld ?? time
                 firstHeld = first
                 finder.offer(
@@ -563,11 +578,9 @@ public struct WorkoutAnalyzer: Sendable {
         }
         while let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
-            for frame in try decoder.decode(sample) { try take(frame) }
-            try takeStart(sample)
+            try read(try decoder.decodeAtBothSizes(sample), ended: false)
         }
-        for frame in try decoder.flush() { try take(frame) }
-        try takeStart(nil)
+        try read(try decoder.flushAtBothSizes(), ended: true)
         if let detecting = shotDetector {
             // Bare at the very end: too short to call the camera moved.
             for taken in suspect { try analyse(taken, with: detecting) }
