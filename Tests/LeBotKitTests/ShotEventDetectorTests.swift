@@ -120,6 +120,25 @@ import Testing
         ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height)
     }
 
+    /// A make by the path with the net still, as the video's first shot: nothing says yet that
+    /// this hoop's net moves, so the path stands. Once a later make swings the net, the first is
+    /// judged again (``ShotEventDetector/lateCalls``): a miss, as it would have been after that
+    /// make. Where the net never moves (no net, a painted one), the path stands for good.
+    @Test func aStillNetAfterTheFirstShotIsJudgedAgainOnceTheNetIsSeenToSwing() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: false)
+        #expect(first.map(\.outcome) == [.make] && detector.lateCalls.isEmpty, "\(first.map(\.reason))")
+        let second = Self.shoot(detector, from: 6, entryX: 216, slope: 1.2, netSwings: true)
+        #expect(second.map(\.outcome) == [.make], "\(second.map(\.reason))")
+        let late = detector.lateCalls
+        #expect(late.map(\.outcome) == [.miss] && late.map(\.releaseTime) == first.map(\.releaseTime))
+        #expect(late.first?.reason.contains("the net did not move") == true, "\(late.map(\.reason))")
+        #expect(late.first?.decidedTime == first.first?.decidedTime && late.first?.number == first.first?.number)
+        let noNet = self.detector()
+        for start in [1.0, 6.0] { _ = Self.shoot(noNet, from: start, entryX: 216, slope: 1.2, netSwings: false) }
+        #expect(noNet.lateCalls.isEmpty)
+    }
+
     @Test func aSideOnMakeIsDecidedByTheBallsPath() {
         let events = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false)
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")

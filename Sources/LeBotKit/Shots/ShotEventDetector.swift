@@ -120,6 +120,9 @@ public final class ShotEventDetector {
     /// A net the rim finder saw moved at least a little after a shot
     /// (``Configuration/netMovedALittle``): it is a net that moves, for the rest of the video.
     private var netSeenMoving = false
+    /// Makes by the ball's path that left the net short of a swing, decided before the net was
+    /// seen to move in this video (``lateCalls``), with whether the ball flew across the picture.
+    private var unprovenMakes: [(shot: ShotEvent, across: Bool)] = []
     /// Votes so far for a camera behind the shooter (positive) or at the side (negative): from
     /// behind, balls come down into the rim steeply in the picture and leave the hands not far
     /// below it; from the side, they come down at a slant and leave the hands rim widths away.
@@ -283,6 +286,28 @@ public final class ShotEventDetector {
         // stopped right after the shot): what was seen so far decides, as far as it can.
         if current.crossing != nil, net != nil { return [judge(current, at: time, cutOff: true)] }
         return [finish(current, .indeterminate, .said(Self.endedUndecided), at: time)]
+    }
+
+    /// The makes by the ball's path that left the net short of a swing before the net had been
+    /// seen to move in this video, judged again now that it has: misses, as they would have been
+    /// had it moved before them (a ball through the hoop moves a live net; an air ball passing in
+    /// front of the rim at 45° was a make for being the video's first shot). Empty while the net
+    /// has not been seen to move. A file's analysis, which tells its shots at the end, takes these
+    /// in place of the calls made at the time; a stream has told those already.
+    public var lateCalls: [ShotEvent] {
+        guard netSwung > 0 || netSeenMoving else { return [] }
+        return unprovenMakes.map { unproven in
+            var shot = unproven.shot
+            (shot.outcome, shot.reason, shot.missedBy) = (.miss, Self.stillNet(across: unproven.across), nil)
+            return shot
+        }
+    }
+
+    /// Why a make by the path is a miss when a live net did not swing after it.
+    static func stillNet(across: Bool) -> String {
+        across
+            ? "came down through the rim but the net did not move: it bounced out or passed beside"
+            : "passed through the rim in the picture but the net barely moved: it went behind or in front of it"
     }
 
     /// Why a shot the input ended on is undecided.
@@ -783,6 +808,8 @@ public final class ShotEventDetector {
         }
         let offCentre = inchesOffCentre(attempt) ?? 0
         var outcome: (ShotOutcome, Reason)
+        // A make by the path that left a net not yet seen to move short of a swing (``lateCalls``).
+        var unproven = false
         if let geometry = attempt.geometry, case .bouncedOut = geometry.1 {
             // Seen to bounce out off the rim: the net it shook says nothing.
             outcome = geometry
@@ -813,13 +840,12 @@ public final class ShotEventDetector {
             // shooter) a ball behind or in front of the rim passes through its ellipse in the
             // picture; seen slices (stop 47): makes by the path moved the net 2.2 % or more (real
             // phone videos 1.2 % or more), longs that passed behind it 0.32 % and 0.81 %.
-            if geometry.0 == .make, peak < configuration.netMotionForMake, netIsLive, !cutOff {
-                outcome = (
-                    .miss,
-                    across
-                        ? "came down through the rim but the net did not move: it bounced out or passed beside"
-                        : "passed through the rim in the picture but the net barely moved: it went behind or in front of it"
-                )
+            if geometry.0 == .make, peak < configuration.netMotionForMake, !cutOff {
+                if netIsLive {
+                    outcome = (.miss, .said(Self.stillNet(across: across)))
+                } else {
+                    unproven = true
+                }
             }
         } else {
             // Lost after it came down into the rim: a net that swung says it went through; a live net
@@ -835,8 +861,13 @@ public final class ShotEventDetector {
                         .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                     )
         }
-        if outcome.0 == .make, passedBeside(descent, acrossTheView: across) { outcome = (.miss, .passedBeside) }
-        return finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
+        if outcome.0 == .make, passedBeside(descent, acrossTheView: across) {
+            outcome = (.miss, .passedBeside)
+            unproven = false
+        }
+        let shot = finish(attempt, outcome.0, outcome.1, at: time, netMotion: peak)
+        if unproven { unprovenMakes.append((shot, across)) }
+        return shot
     }
 
     /// Where the ball crossed the rim line, inches across the picture from the rim's centre

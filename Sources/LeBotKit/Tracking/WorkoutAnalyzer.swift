@@ -166,8 +166,9 @@ public struct WorkoutAnalyzer: Sendable {
     }
 
     /// Analyses the file at `path`. `frameHandler` sees every analysed frame with what was found
-    /// in it (for annotated output); `progress` gets 0...1; `onShot` each shot as it is decided.
-    /// With no ``rim`` and no ``rimPoint``, the rim is found as ``RimFinder/find(in:)`` finds it,
+    /// in it (for annotated output); `progress` gets 0...1; `onShot` each shot, once the whole
+    /// file is read (a make by the path is judged again by what the net did later in the video,
+    /// ``ShotEventDetector/lateCalls``). With no ``rim`` and no ``rimPoint``, the rim is found as ``RimFinder/find(in:)`` finds it,
     /// in the same read of the file (`onRim` is told it; the frames of the file's first 20 s are
     /// held meanwhile, about 200 MB at 640×360 and 30 fps); with a point, the ring there is fitted
     /// (`onFit`).
@@ -189,7 +190,7 @@ public struct WorkoutAnalyzer: Sendable {
         guard ballCue == .either, let frameHandler else {
             return try run(
                 source: .file(path), progress: progress, onShot: onShot, shouldStop: shouldStop, onRim: onRim,
-                onFit: onFit, frameHandler: frameHandler, decideAtTheEnd: ballCue == .either, findingLikeAFile: true)
+                onFit: onFit, frameHandler: frameHandler, decideAtTheEnd: true, findingLikeAFile: true)
         }
         // For the frames' handler, the lane told runs once more as a pass of its own.
         let started = ContinuousClock.now
@@ -202,9 +203,9 @@ public struct WorkoutAnalyzer: Sendable {
         chosen.rim = both.rim
         chosen.rimFound = rimFound ?? both.rimFound
         chosen.rimFitted = rimFitted ?? both.rimFitted
-        var analysis = try chosen.analyze(
+        var analysis = try chosen.run(
             source: .file(path), progress: { progress((1 + $0) / 2) }, shouldStop: shouldStop,
-            frameHandler: frameHandler)
+            frameHandler: frameHandler, decideAtTheEnd: true)
         for shot in analysis.shots { onShot(shot) }
         analysis.processingSeconds = (ContinuousClock.now - started).seconds
         return analysis
@@ -232,8 +233,8 @@ public struct WorkoutAnalyzer: Sendable {
     }
 
     /// ``analyze(source:progress:onShot:shouldStop:onRim:onFit:onCue:frameHandler:)``.
-    /// `decideAtTheEnd` (a file, ``BallCue/either``): no shot is told while the source is read;
-    /// at its end the lane that saw clearly more tells all of its own. `findingLikeAFile`: with
+    /// `decideAtTheEnd` (a file): no shot is told while the source is read; at its end the lane
+    /// that saw clearly more tells all of its own, with the detectors' late calls. `findingLikeAFile`: with
     /// no rim and no point given, the rim is found as ``RimFinder/find(in:)`` finds it in a file
     /// (not over ``rimWarmUp`` as in a stream), from the same frames.
     private func run(
@@ -323,6 +324,21 @@ public struct WorkoutAnalyzer: Sendable {
             guard !decideAtTheEnd else { return }
             if byBrightness == tellingBrightness { decided.forEach(tell) }
             takeBrightness(atLeast: 2)
+        }
+        /// A file's lanes (told at the end) take what `detector` judged again with what it has
+        /// seen of the net by now (``ShotEventDetector/lateCalls``) in place of its calls at the time.
+        func revise(_ detector: ShotEventDetector?, byBrightness: Bool) {
+            guard decideAtTheEnd, let detector else { return }
+            for late in detector.lateCalls {
+                let same = { (shot: ShotEvent) in
+                    shot.releaseTime == late.releaseTime && shot.decidedTime == late.decidedTime
+                }
+                if byBrightness {
+                    brightShots = brightShots.map { same($0) ? late : $0 }
+                } else {
+                    colourShots = colourShots.map { same($0) ? late : $0 }
+                }
+            }
         }
         /// Brightness's lane is told from now on when it has seen `atLeast` shots, clearly more
         /// than colour's.
@@ -441,6 +457,8 @@ public struct WorkoutAnalyzer: Sendable {
         func leave(_ current: ShotEventDetector, at since: Double) {
             decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
             decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
+            revise(current, byBrightness: ballTracker.byBrightness)
+            revise(brightDetector, byBrightness: true)
             ballTracker.restartBackground()
             brightTracker?.restartBackground()
         }
@@ -589,6 +607,8 @@ public struct WorkoutAnalyzer: Sendable {
         if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
         decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
         decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
+        revise(shotDetector, byBrightness: ballTracker.byBrightness)
+        revise(brightDetector, byBrightness: true)
         if decideAtTheEnd {
             // The whole file seen: the lane that saw clearly more tells its shots (colour wins ties).
             tellingBrightness = ballCue == .brightness || Self.seesMore(brightShots.count, than: colourShots.count)
