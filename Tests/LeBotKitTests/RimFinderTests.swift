@@ -338,9 +338,18 @@ enum RimSeeds {
                 // An analysis with no rim reads the file once: the finder's frames are decoded at
                 // its size beside the analysis's. It finds what the finder finds, and the shots
                 // are those of an analysis given that rim.
+                // Progress moves while the start is read for the rim (it was 0 until the rim was
+                // known), and never goes back.
                 var told: [RimFinder.Result] = []
-                let once = try WorkoutAnalyzer(rim: nil).analyze(video.path, onRim: { told.append($0) })
+                var (fractions, beforeTheRim) = ([Double](), 0.0)
+                let once = try WorkoutAnalyzer(rim: nil).analyze(
+                    video.path, progress: { fractions.append($0) },
+                    onRim: {
+                        told.append($0)
+                        beforeTheRim = fractions.last ?? 0
+                    })
                 #expect(told == [result] && once.rimFound == result && once.rim == result.rim)
+                #expect(beforeTheRim >= 0.2 && fractions == fractions.sorted() && fractions.last == 1, "\(fractions)")
                 var given = WorkoutAnalyzer(rim: result.rim)
                 given.rimFound = result
                 let twice = try given.analyze(video.path)

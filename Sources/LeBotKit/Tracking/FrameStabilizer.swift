@@ -96,10 +96,16 @@ public final class FrameStabilizer {
             return frame
         }
         let last = (x: offset.x - referenceOffset.x, y: offset.y - referenceOffset.y)
-        guard let first = Self.match(here, reference, near: last, window: window, range: range),
-            let shift = Self.match(
-                Self.profiles(luma, shift: (Int(first.x.rounded()), Int(first.y.rounded()))), reference,
-                near: first, window: window, range: range)
+        let first = Self.match(here, reference, near: last, window: window, range: range)
+        // The second pass, with the bands moved by the shift found; where that rounds to no move,
+        // as the last frame's did (a tripod), its bands and window are the first pass's, and so
+        // is its answer.
+        let moved = first.map { (x: Int($0.x.rounded()), y: Int($0.y.rounded())) }
+        let unmoved = moved.map { $0 == (0, 0) && $0 == (Int(last.x.rounded()), Int(last.y.rounded())) } ?? false
+        guard let first, let moved,
+            let shift = unmoved
+                ? first
+                : Self.match(Self.profiles(luma, shift: moved), reference, near: first, window: window, range: range)
         else {
             // A jump no hand makes (the tripod was knocked, the phone put down elsewhere): the
             // picture is not followed there. The correction in use stays and this frame becomes the

@@ -394,6 +394,17 @@ public struct WorkoutAnalyzer: Sendable {
             held = []
             for taken in waiting { try handle(taken) }
         }
+        // How far the source has been decoded, and whether frames are held for the finder reading
+        // the file's start: then progress is half decoding and half analysis (the frames held
+        // are analysed after the rim is found), so it moves while the start is read.
+        var decodedUpTo = 0.0
+        let holding = findingLikeAFile
+        var decodedFrames = 0
+        func tellProgress() {
+            guard total > 0 else { return }
+            let analysed = min(1, lastTime / total)
+            progress(holding ? (min(1, decodedUpTo / total) + analysed) / 2 : analysed)
+        }
         /// Frames decoded, each also at the finder's size while it reads them; when it has read
         /// what it wants (or the source `ended`), the rim it found or the ring fitted at the point
         /// given.
@@ -401,6 +412,9 @@ public struct WorkoutAnalyzer: Sendable {
             for (frame, second) in decoded {
                 if let second { reading?.offer(second, duration: reader.duration?.seconds) }
                 try take(frame)
+                decodedFrames += 1
+                decodedUpTo = max(decodedUpTo, frame.pts?.seconds ?? 0)
+                if holding, shotDetector == nil, decodedFrames % 15 == 0 { tellProgress() }
             }
             guard let done = reading, done.isDone || ended else { return }
             reading = nil
@@ -592,7 +606,7 @@ public struct WorkoutAnalyzer: Sendable {
             decided(second, byBrightness: true)
             frames += 1
             lastTime = time
-            if total > 0, frames % 15 == 0 { progress(min(1, time / total)) }
+            if frames % 15 == 0 { tellProgress() }
         }
         while let sample = try reader.nextSample() {
             guard sample.streamIndex == video.index else { continue }
