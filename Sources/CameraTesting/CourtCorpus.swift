@@ -68,6 +68,10 @@ public enum CourtCorpus {
         ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
         ("scored once at the end of stop 47", [3201, 3202, 3203]),
         ("scored once at the end of stop 48 (its faults, all at 45° from the left, printed)", [3301, 3302, 3303]),
+        (
+            "scored once at the end of stop 49 (its faults, most from the side on the left, printed)",
+            [3401, 3402, 3403]
+        ),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -81,6 +85,10 @@ public enum CourtCorpus {
         ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
         ("scored once at the end of stop 47", [3201, 3202, 3203]),
         ("scored once at the end of stop 48 (its faults, all at 45° from the left, printed)", [3301, 3302, 3303]),
+        (
+            "scored once at the end of stop 49 (its faults, most from the side on the left, printed)",
+            [3401, 3402, 3403]
+        ),
     ]
 
     public struct Options: Sendable {

@@ -325,6 +325,14 @@ public struct WorkoutAnalyzer: Sendable {
             if byBrightness == tellingBrightness { decided.forEach(tell) }
             takeBrightness(atLeast: 2)
         }
+        /// The lanes' detectors finish at `time` (the camera was knocked, or the source ended):
+        /// what was pending is judged, and a file's earlier calls judged again.
+        func finishLanes(at time: Double) {
+            decided(shotDetector?.finish(at: time) ?? [], byBrightness: ballTracker.byBrightness)
+            decided(brightDetector?.finish(at: time) ?? [], byBrightness: true)
+            revise(shotDetector, byBrightness: ballTracker.byBrightness)
+            revise(brightDetector, byBrightness: true)
+        }
         /// A file's lanes (told at the end) take what `detector` judged again with what it has
         /// seen of the net by now (``ShotEventDetector/lateCalls``) in place of its calls at the time.
         func revise(_ detector: ShotEventDetector?, byBrightness: Bool) {
@@ -377,7 +385,7 @@ public struct WorkoutAnalyzer: Sendable {
         // ring a few pixels tall fits wrong at 640 px).
         var reading: RimFinder.Reading?
         if rim == nil {
-            reading = RimFinder.Reading(rimFinder, sampling: findingLikeAFile && rimPoint == nil)
+            reading = RimFinder.Reading(rimFinder, sampling: findingLikeAFile)
             decoder.secondSize = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: rimFinder.analysisWidth)
         }
         // The first frames at the finder's size, once read.
@@ -398,12 +406,11 @@ public struct WorkoutAnalyzer: Sendable {
         // the file's start: then progress is half decoding and half analysis (the frames held
         // are analysed after the rim is found), so it moves while the start is read.
         var decodedUpTo = 0.0
-        let holding = findingLikeAFile
         var decodedFrames = 0
         func tellProgress() {
             guard total > 0 else { return }
             let analysed = min(1, lastTime / total)
-            progress(holding ? (min(1, decodedUpTo / total) + analysed) / 2 : analysed)
+            progress(findingLikeAFile ? (min(1, decodedUpTo / total) + analysed) / 2 : analysed)
         }
         /// Frames decoded, each also at the finder's size while it reads them; when it has read
         /// what it wants (or the source `ended`), the rim it found or the ring fitted at the point
@@ -414,7 +421,7 @@ public struct WorkoutAnalyzer: Sendable {
                 try take(frame)
                 decodedFrames += 1
                 decodedUpTo = max(decodedUpTo, frame.pts?.seconds ?? 0)
-                if holding, shotDetector == nil, decodedFrames % 15 == 0 { tellProgress() }
+                if findingLikeAFile, shotDetector == nil, decodedFrames % 15 == 0 { tellProgress() }
             }
             guard let done = reading, done.isDone || ended else { return }
             reading = nil
@@ -468,11 +475,8 @@ public struct WorkoutAnalyzer: Sendable {
         /// The camera was knocked at `since`: what was pending is judged with the rim it had, and
         /// the trackers learn the background afresh (against the old one the whole knocked picture
         /// is new).
-        func leave(_ current: ShotEventDetector, at since: Double) {
-            decided(current.finish(at: since), byBrightness: ballTracker.byBrightness)
-            decided(brightDetector?.finish(at: since) ?? [], byBrightness: true)
-            revise(current, byBrightness: ballTracker.byBrightness)
-            revise(brightDetector, byBrightness: true)
+        func leave(at since: Double) {
+            finishLanes(at: since)
             ballTracker.restartBackground()
             brightTracker?.restartBackground()
         }
@@ -524,7 +528,7 @@ public struct WorkoutAnalyzer: Sendable {
                     } else if let moved, let shifted {
                         // The camera moved and the rim with the picture: the frames from the
                         // first changed one are judged with the rim where the picture went.
-                        leave(current, at: since)
+                        leave(at: since)
                         let found = RimFinder.Result(
                             rim: shifted, confidence: (moved.score * 100).rounded() / 100, frames: 1,
                             evidence: RimScene.moveInWords(
@@ -542,7 +546,7 @@ public struct WorkoutAnalyzer: Sendable {
                     } else {
                         // The camera moved: the rim is looked for again from the first changed
                         // frame on.
-                        leave(current, at: since)
+                        leave(at: since)
                         lostRim = (current.rim, current.netBelow)
                         (shotDetector, brightDetector) = (nil, nil)
                         finder = RimFinder.Accumulator(width: width, height: height)
@@ -619,10 +623,7 @@ public struct WorkoutAnalyzer: Sendable {
         }
         // (A point given and no frame to fit it on: no frames, said below.)
         if shotDetector == nil, rimPoint == nil { try findRim(final: true) }
-        decided(shotDetector?.finish(at: lastTime) ?? [], byBrightness: ballTracker.byBrightness)
-        decided(brightDetector?.finish(at: lastTime) ?? [], byBrightness: true)
-        revise(shotDetector, byBrightness: ballTracker.byBrightness)
-        revise(brightDetector, byBrightness: true)
+        finishLanes(at: lastTime)
         if decideAtTheEnd {
             // The whole file seen: the lane that saw clearly more tells its shots (colour wins ties).
             tellingBrightness = ballCue == .brightness || Self.seesMore(brightShots.count, than: colourShots.count)
