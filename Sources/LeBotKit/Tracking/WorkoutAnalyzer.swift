@@ -261,6 +261,8 @@ public struct WorkoutAnalyzer: Sendable {
         }
         let (width, height) = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
+        // The source's length, seconds, when known (a file; not a live stream).
+        let duration = reader.duration?.seconds
         let ballTracker = BallTracker(configuration: tracker)
         ballTracker.byBrightness = ballCue == .brightness
         // A stream is read once: with `.either` the ball is followed by colour and, beside it, by
@@ -281,7 +283,7 @@ public struct WorkoutAnalyzer: Sendable {
         let rimFinder = RimFinder()
         if findingLikeAFile, case .file(let file) = source {
             // The frames held while the finder reads the file's start (``heldBytesLimit``).
-            let span = min(rimFinder.seconds, reader.duration?.seconds ?? rimFinder.seconds)
+            let span = min(rimFinder.seconds, duration ?? rimFinder.seconds)
             let held = span * (video.framesPerSecond ?? 30) * Double(width * height * 3 / 2)
             if held > Double(heldBytesLimit) {
                 guard let found = try rimFinder.find(in: file) else {
@@ -304,7 +306,7 @@ public struct WorkoutAnalyzer: Sendable {
         var held: [Taken] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
         var firstHeld: Double?
-        let total = reader.duration?.seconds ?? 0
+        let total = duration ?? 0
         var shots: [ShotEvent] = []
         /// Tells a shot decided by the lane that is told; numbered in the order told.
         func tell(_ shot: ShotEvent) {
@@ -417,7 +419,7 @@ public struct WorkoutAnalyzer: Sendable {
         /// given.
         func read(_ decoded: [(frame: VideoFrame, second: VideoFrame?)], ended: Bool) throws(MediaError) {
             for (frame, second) in decoded {
-                if let second { reading?.offer(second, duration: reader.duration?.seconds) }
+                if let second { reading?.offer(second, duration: duration) }
                 try take(frame)
                 decodedFrames += 1
                 decodedUpTo = max(decodedUpTo, frame.pts?.seconds ?? 0)
