@@ -29,11 +29,13 @@ struct CaptureAttackTests {
         }
     }
 
-    /// Opens a capture, sends `messages` (binary chunks or text), then reads until the server
-    /// closes the connection or `seconds` pass; `onText` hears each text message as it comes.
+    /// Opens a capture, sends `messages` (binary chunks or text) and then whatever `later` yields,
+    /// and reads until the server closes the connection or `seconds` pass; `onText` hears each text
+    /// message as it comes.
     static func capture(
         _ server: TestServer, token: String, send messages: [WebSocketMessage] = [], seconds: Double = 15,
-        path: String = "/api/highlights/capture", onText: @escaping @Sendable (String) -> Void = { _ in }
+        path: String = "/api/highlights/capture", later: AsyncStream<WebSocketMessage>? = nil,
+        onText: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> Log {
         final class Box: Sendable { let log = Mutex(Log()) }
         let box = Box()
@@ -43,12 +45,17 @@ struct CaptureAttackTests {
             group.addTask {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
                     inbound, outbound, _ in
-                    for message in messages {
+                    @Sendable func write(_ message: WebSocketMessage) async throws {
                         switch message {
                         case .binary(let buffer): try await outbound.write(.binary(buffer))
                         case .text(let text): try await outbound.write(.text(text))
                         }
                     }
+                    for message in messages { try await write(message) }
+                    let sending = Task {
+                        for await message in later ?? AsyncStream { $0.finish() } { try await write(message) }
+                    }
+                    defer { sending.cancel() }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else { continue }
                         box.log.withLock { $0.texts.append(text) }
@@ -62,6 +69,42 @@ struct CaptureAttackTests {
             group.cancelAll()
         }
         return box.log.withLock { $0 }
+    }
+
+    /// A capture held open: it has said `started` when `hold` returns, and ends when `end` sends
+    /// stop (or after 60 s).
+    struct Held {
+        let log: Task<Log, any Error>
+        let stop: AsyncStream<WebSocketMessage>.Continuation
+
+        /// Sends stop and waits for the server to end the capture.
+        func end() async throws -> Log {
+            stop.yield(CaptureAttackTests.stop)
+            stop.finish()
+            return try await log.value
+        }
+    }
+
+    /// Opens a capture that sends nothing until ``Held/end()``, and waits (at most 20 s) until
+    /// the server has said `started` or refused it.
+    static func hold(_ server: TestServer, token: String, path: String = "/api/highlights/capture")
+        async throws -> Held
+    {
+        let (later, stop) = AsyncStream<WebSocketMessage>.makeStream()
+        let (said, heard) = AsyncStream<Void>.makeStream()
+        let log = Task {
+            defer { heard.finish() }
+            return try await capture(
+                server, token: token, seconds: 60, path: path, later: later, onText: { _ in heard.yield() })
+        }
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(20))
+            heard.finish()
+        }
+        var waiting = said.makeAsyncIterator()
+        _ = await waiting.next()
+        giveUp.cancel()
+        return Held(log: log, stop: stop)
     }
 
     static let stop = WebSocketMessage.text(#"{"type":"stop"}"#)
@@ -83,23 +126,13 @@ struct CaptureAttackTests {
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/live")) ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
-        // One session per account: the second is told why, the first goes on. The second opens once
-        // the first has started (on a busy machine 800 ms was not always enough for the first to be
-        // admitted, and then the second was the one let in).
-        let (started, said) = AsyncStream<Void>.makeStream()
-        async let first = Self.capture(
-            server, token: user.token, seconds: 6, path: "/api/lebot/live",
-            onText: { if $0.contains(#""type":"started""#) { said.yield() } })
-        let giveUp = Task {
-            try? await Task.sleep(for: .seconds(20))
-            said.finish()
-        }
-        var waiting = started.makeAsyncIterator()
-        _ = await waiting.next()
-        giveUp.cancel()
-        let second = try await Self.capture(server, token: user.token, seconds: 3, path: "/api/lebot/live")
+        // One session per account: the second, opened while the first is running, is told why and
+        // closed; the first goes on. No fixed waits: on a busy machine a reply can take seconds.
+        let first = try await Self.hold(server, token: user.token, path: "/api/lebot/live")
+        let second = try await Self.capture(server, token: user.token, seconds: 20, path: "/api/lebot/live")
+        #expect(second.closed && second.types == ["error"], "\(second.notes)")
         #expect(second.message("error").contains("already running for your account"), "\(second.notes)")
-        #expect(try await first.types.first == "started")
+        #expect(try await first.end().types.first == "started")
         let badRim = try await server.request(.GET, "/api/lebot/live?rim=0.9,0.9,0.5,0.5", token: user.token)
         #expect(badRim.status == 400 && badRim.text.contains("inside"), "\(badRim.text)")
     }
@@ -192,20 +225,18 @@ struct CaptureAttackTests {
         defer { Task { await server.stop() } }
         let (a, b, c) = (try await server.user(), try await server.user(), try await server.user())
         // A's first capture stays open (sending nothing) while the others try.
-        async let first = Self.capture(server, token: a.token, seconds: 6)
-        try await Task.sleep(for: .seconds(1))
-        let again = try await Self.capture(server, token: a.token, seconds: 3)
+        let first = try await Self.hold(server, token: a.token)
+        let again = try await Self.capture(server, token: a.token, seconds: 20)
         #expect(again.types == ["error"] && again.closed, "\(again.notes)")
         #expect(again.message("error").contains("already running for your account"))
-        async let second = Self.capture(server, token: b.token, seconds: 5)
-        try await Task.sleep(for: .seconds(1))
-        let third = try await Self.capture(server, token: c.token, seconds: 3)
+        let second = try await Self.hold(server, token: b.token)
+        let third = try await Self.capture(server, token: c.token, seconds: 20)
+        #expect(third.types == ["error"] && third.closed, "\(third.notes)")
         #expect(third.message("error").contains("the server is busy"), "\(third.notes)")
-        #expect(try await first.types.first == "started")
-        #expect(try await second.types.first == "started")
-        // Both have ended (their connections dropped): C may capture now.
-        try await Task.sleep(for: .seconds(1))
-        let later = try await Self.capture(server, token: c.token, send: [Self.stop], seconds: 5)
+        #expect(try await first.end().types.first == "started")
+        #expect(try await second.end().types.first == "started")
+        // Both have ended: C may capture now.
+        let later = try await Self.capture(server, token: c.token, send: [Self.stop], seconds: 20)
         #expect(later.types.first == "started", "\(later.notes)")
     }
 
