@@ -249,6 +249,61 @@ final class RawConnection {
         guard sent >= 0 else { throw TestPeerError("the server closed the connection") }
     }
 
+    /// Asks for a WebSocket on `path` and reads the server's text messages until its close frame,
+    /// the end of the connection or `timeout`: whatever arrives together with the upgrade's answer
+    /// is read too (WSClient, on a loaded machine, sometimes heard nothing of a reply sent right
+    /// after the upgrade). Nil when the server did not upgrade.
+    static func webSocketTexts(port: Int, path: String, token: String, timeout: Double = 20) throws -> (
+        texts: [String], closed: Bool
+    )? {
+        let connection = try RawConnection(port: port)
+        try connection.send(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                + "Authorization: Bearer \(token)\r\n\r\n")
+        let started = Date()
+        var bytes: [UInt8] = []
+        var texts: [String] = []
+        var closed = false
+        var head: Int?
+        reading: while Date().timeIntervalSince(started) < timeout {
+            var poller = pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, (timeout - Date().timeIntervalSince(started)) * 1000))
+            guard poll(&poller, 1, remaining) > 0 else { break }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(connection.descriptor, &buffer, buffer.count, 0)
+            if count <= 0 {
+                closed = true
+                break
+            }
+            bytes += buffer[0..<count]
+            if head == nil {
+                guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0..<$0 + 4] == [13, 10, 13, 10] })
+                else { continue }
+                guard String(decoding: bytes[0..<end], as: UTF8.self).hasPrefix("HTTP/1.1 101") else { return nil }
+                head = end + 4
+            }
+            // The server's frames are not masked: opcode, length (7 bits, or 16 or 64 more), data.
+            while var at = head, bytes.count >= at + 2 {
+                let opcode = bytes[at] & 0x0F
+                var length = Int(bytes[at + 1] & 0x7F)
+                at += 2
+                let extra = length == 126 ? 2 : length == 127 ? 8 : 0
+                guard bytes.count >= at + extra else { break }
+                if extra > 0 { length = bytes[at..<at + extra].reduce(0) { $0 << 8 | Int($1) } }
+                at += extra
+                guard bytes.count >= at + length else { break }
+                if opcode == 1 { texts.append(String(decoding: bytes[at..<at + length], as: UTF8.self)) }
+                head = at + length
+                if opcode == 8 {
+                    closed = true
+                    break reading
+                }
+            }
+        }
+        return (texts, closed)
+    }
+
     /// Reads until the server closes or `timeout` seconds pass.
     func readUntilClosed(timeout: Double) -> Answer {
         let started = Date()

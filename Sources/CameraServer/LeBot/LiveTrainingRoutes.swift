@@ -103,6 +103,7 @@ extension CameraCoreServer {
     ) async throws {
         func send(_ note: LiveNote) async { try? await outbound.write(.text(note.json)) }
         if let refusal = liveTrainings.admit(user) {
+            logger.info("live training for \(user) refused: \(refusal)")
             await send(LiveNote(type: "error", message: refusal))
             return
         }
