@@ -72,23 +72,6 @@ struct CaptureAttackTests {
         return box.log.withLock { $0 }
     }
 
-    /// Opens a capture that the server should refuse, with a client that cannot miss a reply sent
-    /// right after the upgrade (``RawConnection/webSocketTexts(port:path:token:timeout:)``);
-    /// reads until the server closes it or 20 s pass.
-    static func refused(_ server: TestServer, token: String, path: String = "/api/highlights/capture")
-        async throws -> Log
-    {
-        let port = server.port
-        let answer = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result { try RawConnection.webSocketTexts(port: port, path: path, token: token) })
-            }
-        }
-        guard let answer else { throw TestPeerError("\(path) did not upgrade to a WebSocket") }
-        return Log(texts: answer.texts, closed: answer.closed)
-    }
-
     /// A capture held open: it has said `started` when `hold` returns, and ends when `end` sends
     /// stop (or after 60 s).
     struct Held {
@@ -147,7 +130,7 @@ struct CaptureAttackTests {
         // One session per account: the second, opened while the first is running, is told why and
         // closed; the first goes on. No fixed waits: on a busy machine a reply can take seconds.
         let first = try await Self.hold(server, token: user.token, path: "/api/lebot/live")
-        let second = try await Self.refused(server, token: user.token, path: "/api/lebot/live")
+        let second = try await server.refusedWebSocket("/api/lebot/live", token: user.token)
         #expect(second.closed && second.types == ["error"], "\(second.notes)")
         #expect(second.message("error").contains("already running for your account"), "\(second.notes)")
         #expect(try await first.end().types.first == "started")
@@ -244,11 +227,11 @@ struct CaptureAttackTests {
         let (a, b, c) = (try await server.user(), try await server.user(), try await server.user())
         // A's first capture stays open (sending nothing) while the others try.
         let first = try await Self.hold(server, token: a.token)
-        let again = try await Self.refused(server, token: a.token)
+        let again = try await server.refusedWebSocket("/api/highlights/capture", token: a.token)
         #expect(again.types == ["error"] && again.closed, "\(again.notes)")
         #expect(again.message("error").contains("already running for your account"))
         let second = try await Self.hold(server, token: b.token)
-        let third = try await Self.refused(server, token: c.token)
+        let third = try await server.refusedWebSocket("/api/highlights/capture", token: c.token)
         #expect(third.types == ["error"] && third.closed, "\(third.notes)")
         #expect(third.message("error").contains("the server is busy"), "\(third.notes)")
         #expect(try await first.end().types.first == "started")

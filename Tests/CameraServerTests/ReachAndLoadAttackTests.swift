@@ -216,6 +216,24 @@ struct ReachAndLoadAttackTests {
     }
 }
 
+extension TestServer {
+    /// Opens a WebSocket on `path` that the server should refuse in words, with a client that
+    /// cannot miss a reply sent right after the upgrade
+    /// (``RawConnection/webSocketTexts(port:path:token:timeout:)``); reads until the server closes
+    /// it or 20 s pass.
+    func refusedWebSocket(_ path: String, token: String) async throws -> CaptureAttackTests.Log {
+        let port = self.port
+        let answer = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { try RawConnection.webSocketTexts(port: port, path: path, token: token) })
+            }
+        }
+        guard let answer else { throw TestPeerError("\(path) did not upgrade to a WebSocket") }
+        return CaptureAttackTests.Log(texts: answer.texts, closed: answer.closed)
+    }
+}
+
 /// A plain TCP connection to the test server for what an HTTP client will not send.
 final class RawConnection {
     let descriptor: Int32
