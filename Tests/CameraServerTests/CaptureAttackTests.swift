@@ -53,10 +53,9 @@ struct CaptureAttackTests {
                         }
                     }
                     for message in messages { try await write(message) }
-                    let sending = Task {
-                        for await message in later ?? AsyncStream { $0.finish() } { try await write(message) }
+                    let sending = later.map { later in Task { for await message in later { try await write(message) } }
                     }
-                    defer { sending.cancel() }
+                    defer { sending?.cancel() }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .text(let text) = message else { continue }
                         box.log.withLock { $0.texts.append(text) }

@@ -279,22 +279,17 @@ final class RawConnection {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                 + "Authorization: Bearer \(token)\r\n\r\n")
-        let started = Date()
+        let deadline = Date() + timeout
         var bytes: [UInt8] = []
         var texts: [String] = []
         var closed = false
         var head: Int?
-        reading: while Date().timeIntervalSince(started) < timeout {
-            var poller = pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, (timeout - Date().timeIntervalSince(started)) * 1000))
-            guard poll(&poller, 1, remaining) > 0 else { break }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = recv(connection.descriptor, &buffer, buffer.count, 0)
-            if count <= 0 {
+        reading: while let read = connection.receive(before: deadline) {
+            guard case .bytes(let read) = read else {
                 closed = true
                 break
             }
-            bytes += buffer[0..<count]
+            bytes += read
             if head == nil {
                 guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0..<$0 + 4] == [13, 10, 13, 10] })
                 else { continue }
@@ -322,22 +317,34 @@ final class RawConnection {
         return (texts, closed)
     }
 
+    /// What one read gets: bytes, or the end of the connection.
+    enum Received {
+        case bytes([UInt8])
+        case closed
+    }
+
+    /// What arrives next; nil when `deadline` passes first.
+    func receive(before deadline: Date) -> Received? {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { return nil }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(max(1, remaining * 1000))) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        return count <= 0 ? .closed : .bytes(Array(buffer[0..<count]))
+    }
+
     /// Reads until the server closes or `timeout` seconds pass.
     func readUntilClosed(timeout: Double) -> Answer {
         let started = Date()
         var bytes: [UInt8] = []
         var closed = false
-        while Date().timeIntervalSince(started) < timeout {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, (timeout - Date().timeIntervalSince(started)) * 1000))
-            guard poll(&poller, 1, remaining) > 0 else { break }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 {
+        while let read = receive(before: started + timeout) {
+            guard case .bytes(let read) = read else {
                 closed = true
                 break
             }
-            bytes += buffer[0..<count]
+            bytes += read
         }
         return Answer(
             text: String(decoding: bytes, as: UTF8.self), closed: closed, seconds: Date().timeIntervalSince(started))

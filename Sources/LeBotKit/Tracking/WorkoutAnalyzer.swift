@@ -306,7 +306,6 @@ public struct WorkoutAnalyzer: Sendable {
         var held: [Taken] = []
         var finder = RimFinder.Accumulator(width: width, height: height)
         var firstHeld: Double?
-        let total = duration ?? 0
         var shots: [ShotEvent] = []
         /// Tells a shot decided by the lane that is told; numbered in the order told.
         func tell(_ shot: ShotEvent) {
@@ -410,7 +409,7 @@ public struct WorkoutAnalyzer: Sendable {
         var decodedUpTo = 0.0
         var decodedFrames = 0
         func tellProgress() {
-            guard total > 0 else { return }
+            guard let total = duration, total > 0 else { return }
             let analysed = min(1, lastTime / total)
             progress(findingLikeAFile ? (min(1, decodedUpTo / total) + analysed) / 2 : analysed)
         }
