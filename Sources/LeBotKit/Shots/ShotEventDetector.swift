@@ -94,6 +94,22 @@ public final class ShotEventDetector {
         /// (``bouncedOut(_:since:)``). The ball is about half a rim width across, so at half a rim
         /// width past the edge its centre is a quarter of one clear of the ring.
         public var clearOfTheRim = 0.5
+        /// Seconds after the ball came down through the rim line at which it is compared with where
+        /// free flight would have put it (``lagUnderTheRim(_:)``): by then a ball through the hoop
+        /// has spent about a tenth of a second in the net.
+        public var lagTime = 0.2
+        /// Rim widths a ball that flew across the picture (from the side) lags behind free flight
+        /// under the rim from which it dropped through the net, whatever the net's motion said:
+        /// the net held it. 3D court (stop 51, seen slices, lag from the fall since the apex): misses
+        /// that came down into the rim lagged 0.29 at most; the makes called misses because the net
+        /// barely moved (seen from the left its swing is a few pixels) lagged 0.91–1.34.
+        public var heldByTheNet = 0.6
+        /// Rim widths under which a ball that flew towards or away from the camera (45°, behind the
+        /// shooter) lags behind free flight, by both measures (``lagUnderTheRim(_:)``), when it
+        /// fell on freely: it passed the rim or bounced off it, whatever the net's motion said (a
+        /// ball off the rim shakes it too). 3D court (stop 51, seen slices): along the line of sight
+        /// no make lagged under 0.1 by both; the rim-outs and a long called makes by the net did.
+        public var fellFreely = 0.1
         public init() {}
     }
 
@@ -753,6 +769,49 @@ public final class ShotEventDetector {
         return abs(speedAcross(descent.under.prefix(4))) < configuration.heldUnder
     }
 
+    /// How far above where free flight would have put it, rim widths, the ball was seen
+    /// ``Configuration/lagTime`` after it came down through the rim line (nil when it was not
+    /// seen then, within 0.06 s, or too little of its fall was). A net takes some of a ball's fall
+    /// as it drops through (a real one as the 3D court's: a swish leaves the net visibly slower);
+    /// a ball that passed the rim, or came off it, falls on freely. Two measures: from a parabola
+    /// fitted to its fall in the last half second above the rim (since its apex), and from its
+    /// speed in the last frames around the line with gravity added (21.4 rim widths/s², 9.8 m/s²
+    /// over an 18 in rim) — the first is steadier, the second not misled by a ball that came off
+    /// the board just above the rim, whose fall before was another flight.
+    func lagUnderTheRim(_ attempt: Attempt) -> (fromApex: Double, fromEntry: Double)? {
+        guard let crossing = attempt.crossing,
+            let track = attempt.points.last(where: { $0.time <= crossing.time })?.track
+        else { return nil }
+        let t0 = crossing.time
+        // The ball that came down to the line, not another taken up after it (a head, a hand).
+        let after = attempt.points.filter { $0.time > t0 && $0.track == track }
+        guard
+            let later = after.min(by: {
+                abs($0.time - t0 - configuration.lagTime) < abs($1.time - t0 - configuration.lagTime)
+            }), abs(later.time - t0 - configuration.lagTime) <= 0.06
+        else { return nil }
+        let dt = later.time - t0
+        var fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
+        if let apex = fall.indices.min(by: { fall[$0].y < fall[$1].y }) {
+            fall = Array(fall.count - apex >= 4 ? fall[apex...] : fall.suffix(4))
+        }
+        let entry =
+            attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.12 }.suffix(3)
+            + after.filter { $0.time - t0 <= 0.12 }.prefix(1)
+        guard fall.count >= 4, entry.count >= 3,
+            let (a, b, c) = Trajectory.parabola(fall.map { ($0.time - t0, $0.y) })
+        else { return nil }
+        // The entry's height and speed at the line, with gravity's share taken out before the fit.
+        let gravity = 21.4 * rimWidth
+        guard
+            let (speed, height) = Trajectory.line(
+                entry.map { ($0.time - t0, $0.y - gravity / 2 * ($0.time - t0) * ($0.time - t0)) })
+        else { return nil }
+        let fromApex = (a * dt * dt + b * dt + c - later.y) / rimWidth
+        let fromEntry = (height + speed * dt + gravity / 2 * dt * dt - later.y) / rimWidth
+        return (fromApex, fromEntry)
+    }
+
     /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
     /// across the picture, as from the side, and not towards or away from the camera (at 45° and
     /// from behind it is seen larger at the release than at the rim): the middle of the first six
@@ -787,7 +846,10 @@ public final class ShotEventDetector {
     /// than a swing across the picture is a miss too.) Along the line of sight, a steep ball that
     /// came down on the rim (``Configuration/offCentreBounce``) and moved the net less than that
     /// bounced out. A ball seen to bounce out off the rim (``bouncedOut(_:since:)``) is a miss
-    /// whatever the net did.
+    /// whatever the net did. Last, how the ball fell under the rim (``lagUnderTheRim(_:)``): from the
+    /// side, a miss only because the net did not move is a make when the ball was held
+    /// (``Configuration/heldByTheNet``); along the line of sight, a make is a miss when the ball
+    /// fell on freely (``Configuration/fellFreely``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -810,6 +872,8 @@ public final class ShotEventDetector {
         var outcome: (ShotOutcome, Reason)
         // A make by the path that left a net not yet seen to move short of a swing (``lateCalls``).
         var unproven = false
+        // A miss because the net did not move after the ball came down into the rim.
+        var saidByTheNet = false
         if let geometry = attempt.geometry, case .bouncedOut = geometry.1 {
             // Seen to bounce out off the rim: the net it shook says nothing.
             outcome = geometry
@@ -821,16 +885,18 @@ public final class ShotEventDetector {
                 "came down on the rim \(Int(abs(offCentre).rounded())) in \(offCentre < 0 ? "left" : "right") of its centre and bounced out: the net barely moved"
             )
         } else if attempt.steep {
-            outcome =
-                swung
-                ? (.make, "the net swung after the ball came down into the rim")
-                : cutOff
-                    ? (.indeterminate, "the video ended before the net could show whether it went in")
-                    : netIsDead && !netIsLive
-                        ? attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
-                        : heldAfterTheBoard(attempt, descent, acrossTheView: across, netPeak: peak)
-                            ? (.make, "dropped in off the board: the net moved and held it")
-                            : (.miss, "came down at the rim but the net did not move")
+            if swung {
+                outcome = (.make, "the net swung after the ball came down into the rim")
+            } else if cutOff {
+                outcome = (.indeterminate, "the video ended before the net could show whether it went in")
+            } else if netIsDead && !netIsLive {
+                outcome = attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
+            } else if heldAfterTheBoard(attempt, descent, acrossTheView: across, netPeak: peak) {
+                outcome = (.make, "dropped in off the board: the net moved and held it")
+            } else {
+                outcome = (.miss, "came down at the rim but the net did not move")
+                saidByTheNet = true
+            }
         } else if let geometry = attempt.geometry {
             outcome = geometry
             // A ball through the hoop moves a live net (once it has been seen to move, so a hoop
@@ -843,6 +909,7 @@ public final class ShotEventDetector {
             if geometry.0 == .make, peak < configuration.netMotionForMake, !cutOff {
                 if netIsLive {
                     outcome = (.miss, .said(Self.stillNet(across: across)))
+                    saidByTheNet = true
                 } else {
                     unproven = true
                 }
@@ -860,6 +927,18 @@ public final class ShotEventDetector {
                         .indeterminate,
                         .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                     )
+        }
+        // How the ball fell under the rim: held by the net, or on freely past it.
+        if let lag = lagUnderTheRim(attempt), outcome.0 != .indeterminate {
+            if across, saidByTheNet, outcome.0 == .miss, lag.fromApex >= configuration.heldByTheNet {
+                outcome = (.make, "dropped through the net, which held it, though it barely moved")
+            } else if !across, outcome.0 == .make, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely {
+                outcome = (
+                    .miss,
+                    "fell on under the rim as fast as it came: it passed the rim or came off it, the net did not hold it"
+                )
+                unproven = false
+            }
         }
         if outcome.0 == .make, passedBeside(descent, acrossTheView: across) {
             outcome = (.miss, .passedBeside)

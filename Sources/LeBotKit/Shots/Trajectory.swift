@@ -62,6 +62,18 @@ public struct Trajectory: Sendable, Codable, Equatable {
         return (a, b0 - 2 * a * meanX, a * meanX * meanX - b0 * meanX + c0)
     }
 
+    /// The least-squares line y = a·x + b through `samples` (at least two, not all at one x).
+    static func line(_ samples: [(x: Double, y: Double)]) -> (a: Double, b: Double)? {
+        guard samples.count >= 2 else { return nil }
+        let n = Double(samples.count)
+        let meanX = samples.map(\.x).reduce(0, +) / n
+        let meanY = samples.map(\.y).reduce(0, +) / n
+        let sxx = samples.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
+        guard sxx > 1e-12 else { return nil }
+        let a = samples.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / sxx
+        return (a, meanY - a * meanX)
+    }
+
     static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double]? {
         func det(_ m: [[Double]]) -> Double {
             m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
