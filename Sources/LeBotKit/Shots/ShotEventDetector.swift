@@ -872,7 +872,7 @@ public final class ShotEventDetector {
         var outcome: (ShotOutcome, Reason)
         // A make by the path that left a net not yet seen to move short of a swing (``lateCalls``).
         var unproven = false
-        // A miss because the net did not move after the ball came down into the rim.
+        // A miss only because the net did not move after the ball came down into the rim.
         var saidByTheNet = false
         if let geometry = attempt.geometry, case .bouncedOut = geometry.1 {
             // Seen to bounce out off the rim: the net it shook says nothing.
@@ -928,17 +928,18 @@ public final class ShotEventDetector {
                         .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                     )
         }
-        // How the ball fell under the rim: held by the net, or on freely past it.
-        if let lag = lagUnderTheRim(attempt), outcome.0 != .indeterminate {
-            if across, saidByTheNet, outcome.0 == .miss, lag.fromApex >= configuration.heldByTheNet {
-                outcome = (.make, "dropped through the net, which held it, though it barely moved")
-            } else if !across, outcome.0 == .make, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely {
-                outcome = (
-                    .miss,
-                    "fell on under the rim as fast as it came: it passed the rim or came off it, the net did not hold it"
-                )
-                unproven = false
-            }
+        // How the ball fell under the rim: held by the net, or on freely past it (measured only
+        // when a rule can use it).
+        if across, saidByTheNet, let lag = lagUnderTheRim(attempt), lag.fromApex >= configuration.heldByTheNet {
+            outcome = (.make, "dropped through the net, which held it, though it barely moved")
+        } else if !across, outcome.0 == .make, let lag = lagUnderTheRim(attempt),
+            max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
+        {
+            outcome = (
+                .miss,
+                "fell on under the rim as fast as it came: it passed the rim or came off it, the net did not hold it"
+            )
+            unproven = false
         }
         if outcome.0 == .make, passedBeside(descent, acrossTheView: across) {
             outcome = (.miss, .passedBeside)
