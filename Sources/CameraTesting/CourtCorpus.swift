@@ -72,7 +72,8 @@ public enum CourtCorpus {
             "scored once at the end of stop 49 (its faults, most from the side on the left, printed)",
             [3401, 3402, 3403]
         ),
-        ("held out until the end of stop 51, scored once then", [3501, 3502, 3503]),
+        ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
+        ("held out until the end of stop 52, scored once then", [3601, 3602, 3603]),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -90,7 +91,8 @@ public enum CourtCorpus {
             "scored once at the end of stop 49 (its faults, most from the side on the left, printed)",
             [3401, 3402, 3403]
         ),
-        ("held out until the end of stop 51, scored once then", [3501, 3502, 3503]),
+        ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
+        ("held out until the end of stop 52, scored once then", [3601, 3602, 3603]),
     ]
 
     public struct Options: Sendable {
