@@ -16,10 +16,11 @@ import Testing
 
     /// A grey picture whose net box has a pattern that shifts when `netPhase` changes, with a dark
     /// ball of radius 5 at `ball` when given. `shiver`: four of the net's ~1,200 pixels (0.3–0.7 %)
-    /// flip between frames, as a net swinging along the line of sight barely changes the picture.
-    static func frame(netPhase: Int, ball: (Double, Double)? = nil, shiver: Int? = nil, faint: Bool = false)
-        -> VideoFrame
-    {
+    /// flip between frames, as a net swinging along the line of sight barely changes the picture;
+    /// `brush`: twelve of them (1.7 %), as a ball off the rim brushes the net seen from the side.
+    static func frame(
+        netPhase: Int, ball: (Double, Double)? = nil, shiver: Int? = nil, faint: Bool = false, brush: Bool = false
+    ) -> VideoFrame {
         var frame = VideoFrame(format: .yuv420p, width: width, height: height, fill: [110, 128, 128])
         var luma = frame.planes[0].bytes
         for row in 62..<92 {
@@ -28,8 +29,10 @@ import Testing
             }
         }
         if let shiver, shiver % 2 == 1 {
-            for row in 96..<(faint ? 97 : 98) {
-                for column in 222..<(faint ? 223 : 224) { luma[row * frame.planes[0].bytesPerRow + column] = 230 }
+            for row in 96..<(faint ? 97 : brush ? 99 : 98) {
+                for column in (brush ? 220 : 222)..<(faint ? 223 : 224) {
+                    luma[row * frame.planes[0].bytesPerRow + column] = 230
+                }
             }
         }
         // A ball that fell out of the picture is not drawn.
@@ -55,8 +58,9 @@ import Testing
     /// the first of them by `bounce` of a step only (it hit the board partway through that frame);
     /// `back`: those frames move across by this many pixels instead (it came off the board faster
     /// or slower than it goes on under the rim).
-    /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:faint:)``);
-    /// `faintly`: by one pixel in four (about 0.13 %), as a bank off the board seen from behind moves it.
+    /// `netShivers`: the net barely moves for a second after the crossing (``frame(netPhase:ball:shiver:faint:brush:)``);
+    /// `faintly`: by one pixel in four (about 0.13 %), as a bank off the board seen from behind moves it;
+    /// `brushed`: by twelve pixels (1.7 %), more than a swing across the picture needs.
     /// `shrinking`: the ball is seen half as large again at the release as at the rim (it flew
     /// away from the camera, as from behind the shooter or at 45°). `cutOff`: the input ends this
     /// many frames after the crossing (a live session stopped right after the shot), and
@@ -66,6 +70,7 @@ import Testing
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
         fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false, faintly: Bool = false,
+        brushed: Bool = false,
         shooterX: Double = 80, drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0,
         shrinking: Bool = false, cutOff: Int? = nil, bounce: Double = 1, back: Double? = nil, freely: Bool = false
     ) -> [ShotEvent] {
@@ -113,7 +118,7 @@ import Testing
                 missed ? [] : [ball], time: time,
                 frame: frame(
                     netPhase: netSwings && afterCrossing ? index : 0, ball: drawn ? point : nil,
-                    shiver: netShivers && afterCrossing ? index : nil, faint: faintly))
+                    shiver: (netShivers || brushed) && afterCrossing ? index : nil, faint: faintly, brush: brushed))
         }
         // Nothing in sight for two seconds after.
         for index in 0..<60 {
@@ -550,6 +555,24 @@ import Testing
         #expect((free.first?.netMotion ?? 0) >= 0.06, "\(free.map(\.netMotion))")
         let held = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: true, shrinking: true)
         #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason))")
+    }
+
+    /// From the side, a ball off the rim brushes the net (3D court: steep longs 1.0–1.4 %), more
+    /// than a swing needs: when the ball fell on freely under the rim it is a miss; held, the same
+    /// brush is a make, and so is a full swing whatever the fall (a swish can fall on nearly freely).
+    @Test func fromTheSideABallThatFellOnFreelyAndOnlyBrushedTheNetIsAMiss() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, netSwings: true)
+        let free = Self.shoot(detector, from: 6, entryX: 216, slope: 8, netSwings: false, brushed: true, freely: true)
+        let held = Self.shoot(detector, from: 11, entryX: 216, slope: 8, netSwings: false, brushed: true)
+        let swish = Self.shoot(detector, from: 16, entryX: 216, slope: 8, netSwings: true, freely: true)
+        #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
+        #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason)), net \(free.map(\.netMotion))")
+        #expect(free.first?.reason.hasPrefix("fell on under the rim as fast as it came") == true)
+        let brush = free.first?.netMotion ?? 0
+        #expect(brush >= 0.009 && brush < 0.025, "net \(brush)")
+        #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason)), net \(held.map(\.netMotion))")
+        #expect(swish.map(\.outcome) == [.make], "\(swish.map(\.reason))")
     }
 
     /// From the side, a ball back off the board that comes down across the front of the rim, still

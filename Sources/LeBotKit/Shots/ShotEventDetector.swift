@@ -104,12 +104,21 @@ public final class ShotEventDetector {
         /// that came down into the rim lagged 0.29 at most; the makes called misses because the net
         /// barely moved (seen from the left its swing is a few pixels) lagged 0.91–1.34.
         public var heldByTheNet = 0.6
-        /// Rim widths under which a ball that flew towards or away from the camera (45°, behind the
-        /// shooter) lags behind free flight, by both measures (``lagUnderTheRim(_:)``), when it
-        /// fell on freely: it passed the rim or bounced off it, whatever the net's motion said (a
-        /// ball off the rim shakes it too). 3D court (stop 51, seen slices): along the line of sight
-        /// no make lagged under 0.1 by both; the rim-outs and a long called makes by the net did.
+        /// Rim widths under which a ball lags behind free flight, by both measures
+        /// (``lagUnderTheRim(_:)``), when it fell on freely: it passed the rim or bounced off it,
+        /// whatever the net's motion said (a ball off the rim shakes it too) when it flew towards
+        /// or away from the camera (45°, behind the shooter); from the side, when the net moved
+        /// less than a ball through it swings it (``brushedTheNet``). 3D court (stop 51, seen
+        /// slices): along the line of sight no make lagged under 0.1 by both; the rim-outs and a
+        /// long called makes by the net did.
         public var fellFreely = 0.1
+        /// Share of the net's pixels that changed, at the peak, from which a ball that flew across
+        /// the picture (from the side) and fell on freely under the rim (``fellFreely``) is still a
+        /// make: it swung the net as only a ball through it does. Under it, the net was brushed by a
+        /// ball that came off the rim or passed it. 3D court (stop 52, seen slices): from the side,
+        /// makes that fell on freely by both measures swung the net 3.8 %; the longs and a rim-out
+        /// called makes that fell freely moved it 0.15–1.43 %.
+        public var brushedTheNet = 0.025
         public init() {}
     }
 
@@ -848,8 +857,9 @@ public final class ShotEventDetector {
     /// bounced out. A ball seen to bounce out off the rim (``bouncedOut(_:since:)``) is a miss
     /// whatever the net did. Last, how the ball fell under the rim (``lagUnderTheRim(_:)``): from the
     /// side, a miss only because the net did not move is a make when the ball was held
-    /// (``Configuration/heldByTheNet``); along the line of sight, a make is a miss when the ball
-    /// fell on freely (``Configuration/fellFreely``).
+    /// (``Configuration/heldByTheNet``); a make is a miss when the ball fell on freely
+    /// (``Configuration/fellFreely``), along the line of sight whatever the net did, from the side
+    /// when the net was only brushed (``Configuration/brushedTheNet``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -932,8 +942,8 @@ public final class ShotEventDetector {
         // when a rule can use it).
         if across, saidByTheNet, let lag = lagUnderTheRim(attempt), lag.fromApex >= configuration.heldByTheNet {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
-        } else if !across, outcome.0 == .make, let lag = lagUnderTheRim(attempt),
-            max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
+        } else if outcome.0 == .make, !across || peak < configuration.brushedTheNet,
+            let lag = lagUnderTheRim(attempt), max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
         {
             outcome = (
                 .miss,
