@@ -73,7 +73,8 @@ public enum CourtCorpus {
             [3401, 3402, 3403]
         ),
         ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
-        ("held out until the end of stop 52, scored once then", [3601, 3602, 3603]),
+        ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
+        ("held out until the end of stop 52, scored once then", [3701, 3702, 3703]),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -92,7 +93,8 @@ public enum CourtCorpus {
             [3401, 3402, 3403]
         ),
         ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
-        ("held out until the end of stop 52, scored once then", [3601, 3602, 3603]),
+        ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
+        ("held out until the end of stop 52, scored once then", [3701, 3702, 3703]),
     ]
 
     public struct Options: Sendable {
