@@ -66,13 +66,15 @@ import Testing
     /// many frames after the crossing (a live session stopped right after the shot), and
     /// ``ShotEventDetector/finish(at:)`` is called. `freely`: under the rim the ball falls on as
     /// it came down, gaining speed (it passed the rim or came off it, and no net held it); without
-    /// it, the net holds it to `fall.y` pixels a frame, half its speed at the rim.
+    /// it, the net holds it to `fall.y` pixels a frame, half its speed at the rim. `retracked`: from
+    /// the crossing on, the tracker reports the ball as a new track (an orange rim split its blob).
     static func shoot(
         _ detector: ShotEventDetector, from start: Double, entryX: Double, slope: Double,
         fall: (x: Double, y: Double) = (0.3, 5), netSwings: Bool, netShivers: Bool = false, faintly: Bool = false,
         brushed: Bool = false,
         shooterX: Double = 80, drawn: Bool = false, unseen: Range<Int> = 0..<0, turned: Int = 0,
-        shrinking: Bool = false, cutOff: Int? = nil, bounce: Double = 1, back: Double? = nil, freely: Bool = false
+        shrinking: Bool = false, cutOff: Int? = nil, bounce: Double = 1, back: Double? = nil, freely: Bool = false,
+        retracked: Bool = false
     ) -> [ShotEvent] {
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -112,7 +114,8 @@ import Testing
             // From 6 px in the hands down to 4 px at the rim (38 frames in), when shrinking.
             let radius = shrinking ? max(4, 6 - 2 * Double(index) / 38) : 4
             let ball = BallObservation(
-                time: time, x: point.0, y: point.1, radius: radius, track: Int(start), confidence: 1)
+                time: time, x: point.0, y: point.1, radius: radius,
+                track: Int(start) + (retracked && crossed != nil ? 1000 : 0), confidence: 1)
             let missed = crossed.map { unseen.contains(index - $0.index) } == true
             events += detector.process(
                 missed ? [] : [ball], time: time,
@@ -305,7 +308,8 @@ import Testing
         let detector = detector()
         let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true, shrinking: true)
         let second = Self.shoot(
-            detector, from: 6, entryX: 216, slope: 1.2, netSwings: false, netShivers: true, shrinking: true)
+            detector, from: 6, entryX: 216, slope: 1.2, netSwings: false, netShivers: true, shrinking: true,
+            freely: true)
         #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
         #expect(second.map(\.outcome) == [.miss], "\(second.map(\.reason)), net \(second.map(\.netMotion))")
         #expect(
@@ -331,7 +335,8 @@ import Testing
             shrinking: true)
         #expect(faint.map(\.outcome) == [.make], "\(faint.map(\.reason)), net \(faint.map(\.netMotion))")
         #expect((faint.first?.netMotion ?? 1) < 0.0025, "\(faint.map(\.netMotion))")
-        let still = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: false, shrinking: true)
+        let still = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, shrinking: true, freely: true)
         #expect(still.map(\.outcome) == [.miss], "\(still.map(\.reason))")
     }
 
@@ -544,6 +549,22 @@ import Testing
         #expect(steep.map(\.outcome) == [.make], "\(steep.map(\.reason))")
     }
 
+    /// From behind, a ball in the net hides the net's motion (3D court: a clean make moved it
+    /// 0.00 %): a steep ball the net held is a make though the net did not move; the same path
+    /// falling on freely is a miss.
+    @Test func alongTheLineOfSightABallTheNetHeldIsAMakeThoughTheNetDidNotMove() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, netSwings: true, shrinking: true)
+        let held = Self.shoot(detector, from: 6, entryX: 216, slope: 8, netSwings: false, shrinking: true)
+        let free = Self.shoot(
+            detector, from: 11, entryX: 216, slope: 8, netSwings: false, shrinking: true, freely: true)
+        #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
+        #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason)), net \(held.map(\.netMotion))")
+        #expect(held.first?.reason == "dropped through the net, which held it, though it barely moved")
+        #expect(held.first?.netMotion == 0, "\(held.map(\.netMotion))")
+        #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason))")
+    }
+
     /// Along the line of sight (45°, behind the shooter) a ball off the rim shakes the net as one
     /// through it does (3D court, 45° from the left: rim-outs 1.0–1.3 %): when the ball fell on
     /// freely under the rim, it is a miss whatever the net did; held, the swing is a make.
@@ -560,12 +581,16 @@ import Testing
     /// From the side, a ball off the rim brushes the net (3D court: steep longs 1.0–1.4 %), more
     /// than a swing needs: when the ball fell on freely under the rim it is a miss; held, the same
     /// brush is a make, and so is a full swing whatever the fall (a swish can fall on nearly freely).
+    /// The fall is read on when the tracker took the ball up as a new track at the rim line.
     @Test func fromTheSideABallThatFellOnFreelyAndOnlyBrushedTheNetIsAMiss() {
         let detector = detector()
         let first = Self.shoot(detector, from: 1, entryX: 216, slope: 8, netSwings: true)
         let free = Self.shoot(detector, from: 6, entryX: 216, slope: 8, netSwings: false, brushed: true, freely: true)
         let held = Self.shoot(detector, from: 11, entryX: 216, slope: 8, netSwings: false, brushed: true)
         let swish = Self.shoot(detector, from: 16, entryX: 216, slope: 8, netSwings: true, freely: true)
+        // The same fall, the ball taken up by a new track at the rim line.
+        let split = Self.shoot(
+            detector, from: 21, entryX: 216, slope: 8, netSwings: false, brushed: true, freely: true, retracked: true)
         #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
         #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason)), net \(free.map(\.netMotion))")
         #expect(free.first?.reason.hasPrefix("fell on under the rim as fast as it came") == true)
@@ -573,6 +598,7 @@ import Testing
         #expect(brush >= 0.009 && brush < 0.025, "net \(brush)")
         #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason)), net \(held.map(\.netMotion))")
         #expect(swish.map(\.outcome) == [.make], "\(swish.map(\.reason))")
+        #expect(split.map(\.outcome) == [.miss], "\(split.map(\.reason))")
     }
 
     /// From the side, a ball back off the board that comes down across the front of the rim, still
