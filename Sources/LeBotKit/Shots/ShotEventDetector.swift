@@ -832,6 +832,13 @@ public final class ShotEventDetector {
         return (fromApex, fromEntry)
     }
 
+    /// Whether the net held the ball: it lagged ``Configuration/heldByTheNet`` or more behind free
+    /// flight under the rim by both measures (``lagUnderTheRim(_:)``); false when not measured.
+    func heldByTheNet(_ attempt: Attempt) -> Bool {
+        guard let lag = lagUnderTheRim(attempt) else { return false }
+        return min(lag.fromApex, lag.fromEntry) >= configuration.heldByTheNet
+    }
+
     /// Whether the ball came to the rim about as far from the camera as it left the hands, so flew
     /// across the picture, as from the side, and not towards or away from the camera (at 45° and
     /// from behind it is seen larger at the release than at the rim): the middle of the first six
@@ -868,7 +875,8 @@ public final class ShotEventDetector {
     /// bounced out. A ball seen to bounce out off the rim (``bouncedOut(_:since:)``) is a miss
     /// whatever the net did. Last, how the ball fell under the rim (``lagUnderTheRim(_:)``): a miss
     /// only because the net did not move is a make when the ball was held
-    /// (``Configuration/heldByTheNet``); a make is a miss when the ball fell on freely
+    /// (``Configuration/heldByTheNet``), and a held ball did not pass beside the rim
+    /// (``passedBeside(_:acrossTheView:)``); a make is a miss when the ball fell on freely
     /// (``Configuration/fellFreely``), along the line of sight whatever the net did, from the side
     /// when the net was only brushed (``Configuration/brushedTheNet``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
@@ -951,9 +959,7 @@ public final class ShotEventDetector {
         }
         // How the ball fell under the rim: held by the net, or on freely past it (measured only
         // when a rule can use it).
-        if saidByTheNet, let lag = lagUnderTheRim(attempt),
-            min(lag.fromApex, lag.fromEntry) >= configuration.heldByTheNet
-        {
+        if saidByTheNet, heldByTheNet(attempt) {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
         } else if outcome.0 == .make, !across || peak < configuration.brushedTheNet,
             let lag = lagUnderTheRim(attempt), max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
@@ -964,7 +970,8 @@ public final class ShotEventDetector {
             )
             unproven = false
         }
-        if outcome.0 == .make, passedBeside(descent, acrossTheView: across) {
+        // A ball the net held did not pass beside the rim, whatever its speed across under it said.
+        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !heldByTheNet(attempt) {
             outcome = (.miss, .passedBeside)
             unproven = false
         }
