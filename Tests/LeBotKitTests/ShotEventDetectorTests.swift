@@ -615,6 +615,11 @@ import Testing
     @Test func aBallFallingOnPastTheFrontOfTheRimIsAMiss() {
         let events = Self.shoot(detector(), from: 1, entryX: 204, slope: 1.2, fall: (-6, 14), netSwings: false)
         #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+        // Seen well under the rim and clear of it, as soon as that is so (a ball in the net stays
+        // under the opening), whatever the net does after.
+        #expect(events.first?.reason.hasPrefix("came down through the rim line, then fell on beside the rim") == true)
+        let shaken = Self.shoot(detector(), from: 1, entryX: 204, slope: 1.2, fall: (-6, 14), netSwings: true)
+        #expect(shaken.map(\.outcome) == [.miss], "\(shaken.map(\.reason))")
     }
 
     /// A ball first seen falling into the picture from above never climbed: not a shot.

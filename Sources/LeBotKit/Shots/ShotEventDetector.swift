@@ -547,6 +547,18 @@ public final class ShotEventDetector {
                 return nil
             }
             if let away = bouncedOut(attempt, since: crossing.time) { return (.miss, .bouncedOut(away)) }
+            // Seen well under the rim (past the net's bottom) and clear of it to one side, by the
+            // track it came down on: it came off the rim, or passed it, and fell on outside; a ball
+            // through the net leaves it under the opening.
+            let clear = rimWidth * configuration.clearOfTheRim
+            if ball.track == previous.track, ball.y > rimLine + rimWidth * 1.5,
+                ball.x < rimLeft - clear || ball.x > rimRight + clear
+            {
+                return (
+                    .miss,
+                    "came down through the rim line, then fell on beside the rim: it came off the rim or passed it"
+                )
+            }
             if ball.time - crossing.time > configuration.confirmationWindow {
                 return (.miss, "crossed the rim line but did not drop through")
             }
