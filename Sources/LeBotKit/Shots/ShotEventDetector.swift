@@ -846,7 +846,7 @@ public final class ShotEventDetector {
 
     /// Whether the net held the ball: it lagged ``Configuration/heldByTheNet`` or more behind free
     /// flight under the rim by both measures (``lagUnderTheRim(_:)``); false when not measured.
-    func heldByTheNet(_ attempt: Attempt) -> Bool {
+    func netHeldTheBall(_ attempt: Attempt) -> Bool {
         guard let lag = lagUnderTheRim(attempt) else { return false }
         return min(lag.fromApex, lag.fromEntry) >= configuration.heldByTheNet
     }
@@ -971,7 +971,7 @@ public final class ShotEventDetector {
         }
         // How the ball fell under the rim: held by the net, or on freely past it (measured only
         // when a rule can use it).
-        if saidByTheNet, heldByTheNet(attempt) {
+        if saidByTheNet, netHeldTheBall(attempt) {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
         } else if outcome.0 == .make, !across || peak < configuration.brushedTheNet,
             let lag = lagUnderTheRim(attempt), max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
@@ -983,7 +983,7 @@ public final class ShotEventDetector {
             unproven = false
         }
         // A ball the net held did not pass beside the rim, whatever its speed across under it said.
-        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !heldByTheNet(attempt) {
+        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !netHeldTheBall(attempt) {
             outcome = (.miss, .passedBeside)
             unproven = false
         }
