@@ -29,10 +29,10 @@ import Testing
             }
         }
         if let shiver, shiver % 2 == 1 {
-            for row in 96..<(faint ? 97 : brush ? 99 : 98) {
-                for column in (brush ? 220 : 222)..<(faint ? 223 : 224) {
-                    luma[row * frame.planes[0].bytesPerRow + column] = 230
-                }
+            // The block that flips, from row 96 and column 222 (a brush: 3 rows from column 220).
+            let (rows, columns) = faint ? (96..<97, 222..<223) : brush ? (96..<99, 220..<224) : (96..<98, 222..<224)
+            for row in rows {
+                for column in columns { luma[row * frame.planes[0].bytesPerRow + column] = 230 }
             }
         }
         // A ball that fell out of the picture is not drawn.

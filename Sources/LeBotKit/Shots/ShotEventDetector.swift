@@ -550,10 +550,7 @@ public final class ShotEventDetector {
             // Seen well under the rim (past the net's bottom) and clear of it to one side, by the
             // track it came down on: it came off the rim, or passed it, and fell on outside; a ball
             // through the net leaves it under the opening.
-            let clear = rimWidth * configuration.clearOfTheRim
-            if ball.track == previous.track, ball.y > rimLine + rimWidth * 1.5,
-                ball.x < rimLeft - clear || ball.x > rimRight + clear
-            {
+            if ball.track == previous.track, isBesideTheRim(ball, clear: rimWidth * configuration.clearOfTheRim) {
                 return (
                     .miss,
                     "came down through the rim line, then fell on beside the rim: it came off the rim or passed it"
@@ -586,10 +583,16 @@ public final class ShotEventDetector {
         if ball.x < rimLeft - margin || ball.x > rimRight + margin {
             return (.miss, "left away from the rim")
         }
-        if ball.y > rimLine + rimWidth * 1.5, ball.x < rimLeft || ball.x > rimRight {
+        if isBesideTheRim(ball) {
             return (.miss, "fell beside the rim")
         }
         return nil
+    }
+
+    /// Whether `ball` is 1.5 rim widths or more under the rim line (past the net's bottom) and
+    /// more than `clear` pixels outside the rim on either side.
+    private func isBesideTheRim(_ ball: BallObservation, clear: Double = 0) -> Bool {
+        ball.y > rimLine + rimWidth * 1.5 && (ball.x < rimLeft - clear || ball.x > rimRight + clear)
     }
 
     /// Where the ball went, pixels across from the rim's centre, when since it came down into the
@@ -812,8 +815,7 @@ public final class ShotEventDetector {
         var after = attempt.points.filter { $0.time > t0 && $0.track == track }
         if after.isEmpty, let last = attempt.points.last(where: { $0.track == track }),
             let next = attempt.points.first(where: { $0.time > last.time }), next.time - last.time <= 0.05,
-            ((next.x - last.x) * (next.x - last.x) + (next.y - last.y) * (next.y - last.y)).squareRoot()
-                <= rimWidth / 2
+            next.distance(from: last) <= rimWidth / 2
         {
             after = attempt.points.filter { $0.time > t0 && $0.track == next.track }
         }
