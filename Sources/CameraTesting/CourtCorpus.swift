@@ -74,7 +74,11 @@ public enum CourtCorpus {
         ),
         ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
         ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
-        ("held out until the end of stop 52, scored once then", [3701, 3702, 3703]),
+        ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
+        (
+            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement)",
+            [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
+        ),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
     /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
@@ -94,7 +98,11 @@ public enum CourtCorpus {
         ),
         ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
         ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
-        ("held out until the end of stop 52, scored once then", [3701, 3702, 3703]),
+        ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
+        (
+            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement)",
+            [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
+        ),
     ]
 
     public struct Options: Sendable {

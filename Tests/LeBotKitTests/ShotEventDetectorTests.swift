@@ -229,6 +229,16 @@ import Testing
         #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
     }
 
+    /// A bank that came off the board five frames above the rim and was lost across the rim line
+    /// for three frames (angledLeft-3103): where it crossed is found on its flight since it turned,
+    /// not on a parabola through its way to the board (which points right of the rim). It came
+    /// down into the rim, and the net swung: a make.
+    @Test func aBankLostAcrossTheRimLineIsPlacedByItsFlightOffTheBoard() {
+        let bank = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 0.6, netSwings: true, unseen: 0..<3, turned: 5, back: -2)
+        #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
+    }
+
     /// From the side, a bank drops off the board into the rim nearly straight and moves the net
     /// less than the 0.9 % a ball through it across the picture does (0.47–0.81 % on the 3D court).
     /// Come back off the board, stopped under the rim, with the net moving a little (0.3–0.7 %):
@@ -404,7 +414,12 @@ import Testing
     /// `seenSmaller`: a banner along the top edge breaks the ball up, so the last frames before it
     /// leaves it is seen a third of its size, and not at all in the top 5 px. It is at the top for
     /// its size all the same.
-    @Test(arguments: [false, true]) func aShotThatLeavesThroughTheTopIsFollowedBackIn(seenSmaller: Bool) {
+    /// `receding`: shot away from the camera (behind the shooter), it goes 11 px a frame across as
+    /// it leaves and comes back 1 px a frame across, its radius 2.5 px instead of 4: it slowed
+    /// across the picture as it went away, and comes back 3 rim widths short of where its speed as
+    /// it left pointed. It is the same flight all the same.
+    @Test(arguments: [(false, false), (true, false), (false, true)])
+    func aShotThatLeavesThroughTheTopIsFollowedBackIn(seenSmaller: Bool, receding: Bool) {
         let detector = detector()
         var events: [ShotEvent] = []
         let fps = 30.0
@@ -419,13 +434,41 @@ import Testing
                 (x, y) = (216, 60 + (t - 30) * 5)
             } else if t > 0 {
                 (x, y) = (20 + 6.53 * t, 150 - 21 * t + 0.6 * t * t)
+                if receding { x = t < 17 ? 20 + 11 * t : 216 + (t - 30) }
             }
             let seen = y >= (seenSmaller ? 5 : 0) && y < 180
-            let radius = seenSmaller && (8...10).contains(t) ? 4.0 / 3 : 4
+            let radius = receding && t >= 17 ? 2.5 : seenSmaller && (8...10).contains(t) ? 4.0 / 3 : 4
             let ball = BallObservation(time: time, x: x, y: y, radius: radius, track: t < 17 ? 1 : 2, confidence: 1)
             events += detector.process(seen ? [ball] : [], time: time)
         }
         for index in 0..<40 { events += detector.process([], time: 1 + Double(70 + index) / fps) }
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
+    }
+
+    /// A dark ball against a dark ceiling is lost near the top of its flight (sideLeft-3403): seen
+    /// climbing until it is still left of the zone over the rim, then for 0.4 s not at all, then
+    /// again past its apex, under another track number, at about the height where it was lost and
+    /// where its speed across was taking it. It is one flight: the shot is counted, from its
+    /// release.
+    @Test func aShotLostNearItsApexIsFollowedWhenSeenAgain() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        let fps = 30.0
+        // In the hands at x 20 for 8 frames, then released: 6 px a frame across, 10.92 up, 0.5
+        // px/frame² of gravity; apex at frame 22 (y 31); unseen from frame 14 to 25; through the
+        // rim line at x 216 at 32.7, then down through the net, held back to 0.3 px a frame across.
+        let release = 1 + 8 / fps
+        for frame in 0..<80 {
+            let time = 1 + Double(frame) / fps
+            let t = Double(frame - 8)
+            var (x, y) = t > 0 ? (20 + 6 * t, 150 - 10.92 * t + 0.25 * t * t) : (20.0, 150.0)
+            if t > 32.67 { x = 216 + 0.3 * (t - 32.67) }
+            let seen = !(14...25).contains(t) && y < 180
+            let ball = BallObservation(time: time, x: x, y: y, radius: 4, track: t < 20 ? 1 : 2, confidence: 1)
+            events += detector.process(seen ? [ball] : [], time: time)
+        }
+        for index in 0..<40 { events += detector.process([], time: 1 + Double(80 + index) / fps) }
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
         #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
     }

@@ -39,6 +39,9 @@ public final class ShotEventDetector {
         public var confirmationWindow = 0.6
         public var attemptTimeout = 3.0
         public var lostTimeout = 1.0
+        /// A ball back into the picture from above at most this share of its size as it left flew
+        /// away from the camera meanwhile (``comesBackFromAbove``).
+        public var recededAbove = 0.8
         /// Degrees from horizontal (in the picture) from which a crossing is too steep to place.
         public var steepEntry = 72.0
         /// Seconds after a steep crossing in which the net is watched.
@@ -231,8 +234,9 @@ public final class ShotEventDetector {
             net?.forget()
         }
         for observation in observations {
-            if history[observation.track] == nil, let before = flightAboveThePicture(before: observation) {
-                // Back into the picture from above: the same flight, so its rise counts for this track.
+            if history[observation.track] == nil, let before = flightLostAtTheTop(before: observation) {
+                // Back into the picture from above, or seen again near its apex: the same flight, so
+                // its rise counts for this track.
                 history[observation.track] = before
             }
             history[observation.track, default: []].append(observation)
@@ -351,13 +355,14 @@ public final class ShotEventDetector {
 
     /// A ball picked up by a new track close to where the attempt's ball should be.
     /// Or the same ball back into the picture from above: a high shot that left through the top
-    /// edge comes down through it again where it was going (``comesBackFromAbove``).
+    /// edge comes down through it again where it was going (``comesBackFromAbove``); or seen
+    /// again near its apex after it was lost there (``reappearsNearItsApex``).
     private func isContinuation(_ ball: BallObservation, of attempt: Attempt) -> Bool {
         guard let last = attempt.points.last else { return false }
         let dx = ball.x - last.x
         let dy = ball.y - last.y
         if ball.time - last.time < 0.5, (dx * dx + dy * dy).squareRoot() < rimWidth * 2 { return true }
-        return comesBackFromAbove(ball, after: attempt.points)
+        return comesBackFromAbove(ball, after: attempt.points) || reappearsNearItsApex(ball, after: attempt.points)
     }
 
     /// At the picture's top edge (a high shot leaves through it and comes back down through it).
@@ -370,24 +375,55 @@ public final class ShotEventDetector {
     /// Whether `ball`, at the top edge, is a ball that left upward through it as the last of
     /// `points` did, within ``Configuration/lostTimeout``: where that one was going across the
     /// picture, within two rim widths (a ball keeps its speed across in flight; a shot from the
-    /// edge of the picture crosses a good part of it while out of sight).
+    /// edge of the picture crosses a good part of it while out of sight). A ball that comes back
+    /// smaller than it left (``Configuration/recededAbove``) flew away from the camera, and slowed
+    /// across the picture as it went: it comes back anywhere between where it left and where that
+    /// speed would have taken it (behind-3703, a long from behind the shooter: back 0.67 s later
+    /// at two thirds of its size, 2.4 rim widths short of where its speed pointed).
     private func comesBackFromAbove(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
         guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout,
             nearTop(ball)
         else { return false }
         let rising = points.suffix(6)
         // Seen smaller than it is as it went (cut by the edge, broken up): its size before says.
-        guard nearTop(last, radius: rising.map(\.radius).max()) else { return false }
+        let size = rising.map(\.radius).max() ?? last.radius
+        guard nearTop(last, radius: size) else { return false }
         guard let first = rising.first, last.time - first.time > 0.05, first.y > last.y else { return false }
         let across = (last.x - first.x) / (last.time - first.time)
-        return abs(ball.x - (last.x + across * (ball.time - last.time))) < rimWidth * 2
+        let going = last.x + across * (ball.time - last.time)
+        if ball.radius < size * configuration.recededAbove {
+            return ball.x > min(last.x, going) - rimWidth * 2 && ball.x < max(last.x, going) + rimWidth * 2
+        }
+        return abs(ball.x - going) < rimWidth * 2
+    }
+
+    /// Whether `ball` is the ball the last of `points` was, lost for a moment near the top of its
+    /// flight (a dark ball against a dark ceiling: sideLeft-3403, 0.4 s): that one was climbing
+    /// (half a rim width or more in its last six points: a ball in the hands, or a speck, does
+    /// not), and `ball` is seen within ``Configuration/lostTimeout`` within a rim width of the
+    /// height where it was lost, and within two of where its speed across was taking it.
+    private func reappearsNearItsApex(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
+        guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout
+        else { return false }
+        let rising = points.suffix(6)
+        guard rising.count >= 4, let first = rising.first, last.time - first.time > 0.05,
+            first.y - last.y >= rimWidth / 2
+        else { return false }
+        let across = (last.x - first.x) / (last.time - first.time)
+        let going = last.x + across * (ball.time - last.time)
+        return abs(ball.x - going) < rimWidth * 2 && abs(ball.y - last.y) < rimWidth
     }
 
     /// The points of a track that left upward through the top of the picture, when `ball`, the
-    /// first of a new track, comes back down through it where that one would (the latest such).
-    private func flightAboveThePicture(before ball: BallObservation) -> [BallObservation]? {
-        guard nearTop(ball) else { return nil }
-        return Self.latest(history.values.filter { comesBackFromAbove(ball, after: $0) }, near: ball)
+    /// first of a new track, comes back down through it where that one would; or of a track lost
+    /// near its apex, when `ball` is where it would be seen again (the latest such).
+    private func flightLostAtTheTop(before ball: BallObservation) -> [BallObservation]? {
+        Self.latest(
+            history.values.filter {
+                (nearTop(ball) && comesBackFromAbove(ball, after: $0)) || reappearsNearItsApex(ball, after: $0)
+            },
+            near: ball
+        )
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
@@ -432,10 +468,14 @@ public final class ShotEventDetector {
                 // Moving (`BallObservation.moved(since:)`), and not further than a ball flies (the
                 // track jumped to it from something else).
                 let step = (b.time - a.time) * 30
-                // Out of sight above the picture in between: one flight (`flightAboveThePicture`).
+                // Out of sight above the picture in between: one flight (`flightLostAtTheTop`).
                 let size = max(a.radius, b.radius)
                 let overTheTop =
                     nearTop(a, radius: size) && nearTop(b, radius: size) && b.time - a.time < configuration.lostTimeout
+                    // Lost near its apex and seen again further on (`reappearsNearItsApex`): one
+                    // flight too. (A new track that starts where the old one stopped is not.)
+                    || b.track != a.track && b.moved(since: a)
+                        && reappearsNearItsApex(b, after: Array(points[..<releaseIndex]))
                 // Within 0.1 s of the apex a ball barely moves up or down, and flying towards or away
                 // from the camera (45°) barely across either: it is in the air all the same.
                 let atTheApex = points[apexIndex].time - a.time <= 0.1
@@ -449,7 +489,9 @@ public final class ShotEventDetector {
             guard let earlier = earlierFlight(before: points[releaseIndex], since: since, joined: joined) else {
                 break
             }
-            joined.insert(earlier[0].track)
+            // Every track in it: a track's points can begin with another's (`flightLostAtTheTop`),
+            // and one left out would be prepended again and again.
+            joined.formUnion(earlier.map(\.track))
             points = earlier + points[releaseIndex...]
             apexIndex += earlier.count - releaseIndex
             releaseIndex = earlier.count
@@ -675,13 +717,15 @@ public final class ShotEventDetector {
         return behindVotes > 0
     }
 
-    /// Where the ball crossed the rim line: between the two frames, or on the fitted parabola when
-    /// they are far apart (a fast ball, a low frame rate or a dropped frame).
+    /// Where the ball crossed the rim line: between the two frames, or on the parabola fitted to
+    /// its flight since it last turned across the picture when they are far apart (a fast ball, a
+    /// low frame rate or a dropped frame). A parabola across a turn off the board points where the
+    /// ball was going before it (angledLeft-3103's bank: right of the rim).
     private func crossingX(_ a: BallObservation, _ b: BallObservation, attempt: Attempt) -> Double {
         let linear = a.x + (b.x - a.x) * (rimLine - a.y) / max(b.y - a.y, 1e-6)
-        guard b.time - a.time > 0.07, attempt.points.count >= 4,
-            let trajectory = Trajectory.fit(
-                attempt.points.suffix(12).map { TrajectoryPoint(time: $0.time, x: $0.x, y: $0.y) })
+        let flight = Self.sinceTheLastTurn(attempt.points.suffix(12)).points
+        guard b.time - a.time > 0.07, flight.count >= 4,
+            let trajectory = Trajectory.fit(flight.map { TrajectoryPoint(time: $0.time, x: $0.x, y: $0.y) })
         else { return linear }
         // Solve a·x² + b·x + c = rimLine for the root between the two frames.
         let (qa, qb, qc) = (trajectory.equation[0], trajectory.equation[1], trajectory.equation[2] - rimLine)
@@ -714,20 +758,27 @@ public final class ShotEventDetector {
         return (last.x - first.x) / max(last.time - first.time, 1e-6) / rimWidth
     }
 
+    /// The last of `points` since the ball last turned across the picture (off the board), from
+    /// the point where it turned; all of them when it did not turn (or there are fewer than three).
+    static func sinceTheLastTurn(_ points: ArraySlice<BallObservation>) -> (
+        points: ArraySlice<BallObservation>, turned: Bool
+    ) {
+        guard points.count >= 3, let last = points.last else { return (points, false) }
+        let heading = last.x - points[points.endIndex - 2].x
+        guard
+            let turn = (points.startIndex + 1..<points.endIndex - 1).last(where: {
+                (points[$0].x - points[$0 - 1].x) * heading < 0
+            })
+        else { return (points, false) }
+        return (points[turn...], true)
+    }
+
     func descent(_ attempt: Attempt) -> Descent? {
         guard let crossing = attempt.crossing else { return nil }
-        var before = attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4)
         // Only since the ball last turned across the picture: off the board, the speed it came in
         // with is not the speed it fell with.
-        var turned = false
-        if before.count >= 3 {
-            let points = Array(before)
-            let heading = points[points.count - 1].x - points[points.count - 2].x
-            if let turn = (1..<points.count - 1).last(where: { (points[$0].x - points[$0 - 1].x) * heading < 0 }) {
-                before = before.suffix(points.count - turn)
-                turned = true
-            }
-        }
+        let (before, turned) = Self.sinceTheLastTurn(
+            attempt.points.filter { $0.time <= crossing.time && $0.y < rimLine }.suffix(4))
         let under = attempt.points.filter {
             $0.time > crossing.time && $0.time - crossing.time < 0.5 && $0.y > rimLine + rimWidth * 0.3
         }.prefix(6)
