@@ -420,15 +420,9 @@ import Testing
     /// it left pointed. It is the same flight all the same.
     @Test(arguments: [(false, false), (true, false), (false, true)])
     func aShotThatLeavesThroughTheTopIsFollowedBackIn(seenSmaller: Bool, receding: Bool) {
-        let detector = detector()
-        var events: [ShotEvent] = []
-        let fps = 30.0
         // In the hands at x 20 for 8 frames, then released: 6.53 px a frame across, 21 up, 1.2 px/frame²
         // of gravity; above the picture (y < 0) from frame 10 to 25, through the rim line at x 216 at 30.
-        let release = 1 + 8 / fps
-        for frame in 0..<70 {
-            let time = 1 + Double(frame) / fps
-            let t = Double(frame - 8)
+        let (events, release) = Self.flight(detector(), frames: 70) { t, time in
             var (x, y) = (20.0, 150.0)
             if t > 30 {
                 (x, y) = (216, 60 + (t - 30) * 5)
@@ -436,14 +430,12 @@ import Testing
                 (x, y) = (20 + 6.53 * t, 150 - 21 * t + 0.6 * t * t)
                 if receding { x = t < 17 ? 20 + 11 * t : 216 + (t - 30) }
             }
-            let seen = y >= (seenSmaller ? 5 : 0) && y < 180
+            guard y >= (seenSmaller ? 5 : 0), y < 180 else { return nil }
             let radius = receding && t >= 17 ? 2.5 : seenSmaller && (8...10).contains(t) ? 4.0 / 3 : 4
-            let ball = BallObservation(time: time, x: x, y: y, radius: radius, track: t < 17 ? 1 : 2, confidence: 1)
-            events += detector.process(seen ? [ball] : [], time: time)
+            return BallObservation(time: time, x: x, y: y, radius: radius, track: t < 17 ? 1 : 2, confidence: 1)
         }
-        for index in 0..<40 { events += detector.process([], time: 1 + Double(70 + index) / fps) }
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
-        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
+        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
     }
 
     /// A dark ball against a dark ceiling is lost near the top of its flight (sideLeft-3403): seen
@@ -452,25 +444,32 @@ import Testing
     /// where its speed across was taking it. It is one flight: the shot is counted, from its
     /// release.
     @Test func aShotLostNearItsApexIsFollowedWhenSeenAgain() {
-        let detector = detector()
-        var events: [ShotEvent] = []
-        let fps = 30.0
         // In the hands at x 20 for 8 frames, then released: 6 px a frame across, 10.92 up, 0.5
         // px/frame² of gravity; apex at frame 22 (y 31); unseen from frame 14 to 25; through the
         // rim line at x 216 at 32.7, then down through the net, held back to 0.3 px a frame across.
-        let release = 1 + 8 / fps
-        for frame in 0..<80 {
-            let time = 1 + Double(frame) / fps
-            let t = Double(frame - 8)
+        let (events, release) = Self.flight(detector(), frames: 80) { t, time in
             var (x, y) = t > 0 ? (20 + 6 * t, 150 - 10.92 * t + 0.25 * t * t) : (20.0, 150.0)
             if t > 32.67 { x = 216 + 0.3 * (t - 32.67) }
-            let seen = !(14...25).contains(t) && y < 180
-            let ball = BallObservation(time: time, x: x, y: y, radius: 4, track: t < 20 ? 1 : 2, confidence: 1)
-            events += detector.process(seen ? [ball] : [], time: time)
+            guard !(14...25).contains(t), y < 180 else { return nil }
+            return BallObservation(time: time, x: x, y: y, radius: 4, track: t < 20 ? 1 : 2, confidence: 1)
         }
-        for index in 0..<40 { events += detector.process([], time: 1 + Double(80 + index) / fps) }
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
-        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / fps, "\(events.map(\.releaseTime))")
+        #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
+    }
+
+    /// A shot released 8 frames in, at 30 fps from 1 s: `ball(t, time)` is what is seen `t`
+    /// frames after the release (nil: nothing), for `frames` frames; then 40 frames of nothing.
+    /// Returns the events and when the ball left the hands.
+    static func flight(
+        _ detector: ShotEventDetector, frames: Int, ball: (_ t: Double, _ time: Double) -> BallObservation?
+    ) -> (events: [ShotEvent], release: Double) {
+        var events: [ShotEvent] = []
+        for frame in 0..<frames + 40 {
+            let time = 1 + Double(frame) / 30
+            let seen = frame < frames ? ball(Double(frame - 8), time) : nil
+            events += detector.process(seen.map { [$0] } ?? [], time: time)
+        }
+        return (events, 1 + 8.0 / 30)
     }
 
     /// In the hands at (120, 150) for 8 frames (released at 1 s + 8 frames); up to the apex at

@@ -389,8 +389,7 @@ public final class ShotEventDetector {
         let size = rising.map(\.radius).max() ?? last.radius
         guard nearTop(last, radius: size) else { return false }
         guard let first = rising.first, last.time - first.time > 0.05, first.y > last.y else { return false }
-        let across = (last.x - first.x) / (last.time - first.time)
-        let going = last.x + across * (ball.time - last.time)
+        let going = whereItWasGoing(rising, at: ball.time)
         if ball.radius < size * configuration.recededAbove {
             return ball.x > min(last.x, going) - rimWidth * 2 && ball.x < max(last.x, going) + rimWidth * 2
         }
@@ -409,9 +408,14 @@ public final class ShotEventDetector {
         guard rising.count >= 4, let first = rising.first, last.time - first.time > 0.05,
             first.y - last.y >= rimWidth / 2
         else { return false }
-        let across = (last.x - first.x) / (last.time - first.time)
-        let going = last.x + across * (ball.time - last.time)
-        return abs(ball.x - going) < rimWidth * 2 && abs(ball.y - last.y) < rimWidth
+        return abs(ball.x - whereItWasGoing(rising, at: ball.time)) < rimWidth * 2 && abs(ball.y - last.y) < rimWidth
+    }
+
+    /// Where across the picture the ball of `points` would be at `time`, at its speed across over
+    /// them (``speedAcross(_:)``) since the last of them.
+    private func whereItWasGoing(_ points: ArraySlice<BallObservation>, at time: Double) -> Double {
+        let last = points[points.endIndex - 1]
+        return last.x + speedAcross(points) * rimWidth * (time - last.time)
     }
 
     /// The points of a track that left upward through the top of the picture, when `ball`, the
@@ -470,7 +474,7 @@ public final class ShotEventDetector {
                 let step = (b.time - a.time) * 30
                 // Out of sight above the picture in between: one flight (`flightLostAtTheTop`).
                 let size = max(a.radius, b.radius)
-                let overTheTop =
+                let outOfSightAtTheTop =
                     nearTop(a, radius: size) && nearTop(b, radius: size) && b.time - a.time < configuration.lostTimeout
                     // Lost near its apex and seen again further on (`reappearsNearItsApex`): one
                     // flight too. (A new track that starts where the old one stopped is not.)
@@ -481,7 +485,7 @@ public final class ShotEventDetector {
                 let atTheApex = points[apexIndex].time - a.time <= 0.1
                 // Unseen for as long as a track lives (six frames missed: 0.23 s at 30 fps), as a dim
                 // ball against a wall of nearly its colour is, it flew on all the same.
-                let flying = overTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.25)
+                let flying = outOfSightAtTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.25)
                 guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + a.radius else { break }
                 releaseIndex -= 1
             }
