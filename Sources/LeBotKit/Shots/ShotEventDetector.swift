@@ -359,10 +359,9 @@ public final class ShotEventDetector {
     /// again near its apex after it was lost there (``reappearsNearItsApex``).
     private func isContinuation(_ ball: BallObservation, of attempt: Attempt) -> Bool {
         guard let last = attempt.points.last else { return false }
-        let dx = ball.x - last.x
-        let dy = ball.y - last.y
-        if ball.time - last.time < 0.5, (dx * dx + dy * dy).squareRoot() < rimWidth * 2 { return true }
-        return comesBackFromAbove(ball, after: attempt.points) || reappearsNearItsApex(ball, after: attempt.points)
+        if ball.time - last.time < 0.5, ball.distance(from: last) < rimWidth * 2 { return true }
+        return comesBackFromAbove(ball, after: attempt.points[...])
+            || reappearsNearItsApex(ball, after: attempt.points[...])
     }
 
     /// At the picture's top edge (a high shot leaves through it and comes back down through it).
@@ -380,7 +379,7 @@ public final class ShotEventDetector {
     /// across the picture as it went: it comes back anywhere between where it left and where that
     /// speed would have taken it (behind-3703, a long from behind the shooter: back 0.67 s later
     /// at two thirds of its size, 2.4 rim widths short of where its speed pointed).
-    private func comesBackFromAbove(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
+    private func comesBackFromAbove(_ ball: BallObservation, after points: ArraySlice<BallObservation>) -> Bool {
         guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout,
             nearTop(ball)
         else { return false }
@@ -401,7 +400,7 @@ public final class ShotEventDetector {
     /// (half a rim width or more in its last six points: a ball in the hands, or a speck, does
     /// not), and `ball` is seen within ``Configuration/lostTimeout`` within a rim width of the
     /// height where it was lost, and within two of where its speed across was taking it.
-    private func reappearsNearItsApex(_ ball: BallObservation, after points: [BallObservation]) -> Bool {
+    private func reappearsNearItsApex(_ ball: BallObservation, after points: ArraySlice<BallObservation>) -> Bool {
         guard let last = points.last, ball.time > last.time, ball.time - last.time < configuration.lostTimeout
         else { return false }
         let rising = points.suffix(6)
@@ -424,7 +423,7 @@ public final class ShotEventDetector {
     private func flightLostAtTheTop(before ball: BallObservation) -> [BallObservation]? {
         Self.latest(
             history.values.filter {
-                (nearTop(ball) && comesBackFromAbove(ball, after: $0)) || reappearsNearItsApex(ball, after: $0)
+                comesBackFromAbove(ball, after: $0[...]) || reappearsNearItsApex(ball, after: $0[...])
             },
             near: ball
         )
@@ -479,7 +478,7 @@ public final class ShotEventDetector {
                     // Lost near its apex and seen again further on (`reappearsNearItsApex`): one
                     // flight too. (A new track that starts where the old one stopped is not.)
                     || b.track != a.track && b.moved(since: a)
-                        && reappearsNearItsApex(b, after: Array(points[..<releaseIndex]))
+                        && reappearsNearItsApex(b, after: points[..<releaseIndex])
                 // Within 0.1 s of the apex a ball barely moves up or down, and flying towards or away
                 // from the camera (45°) barely across either: it is in the air all the same.
                 let atTheApex = points[apexIndex].time - a.time <= 0.1
@@ -902,9 +901,9 @@ public final class ShotEventDetector {
     }
 
     /// Whether the net held the ball: it lagged ``Configuration/heldByTheNet`` or more behind free
-    /// flight under the rim by both measures (``lagUnderTheRim(_:)``); false when not measured.
-    func netHeldTheBall(_ attempt: Attempt) -> Bool {
-        guard let lag = lagUnderTheRim(attempt) else { return false }
+    /// flight under the rim by both measures (`lag`, ``lagUnderTheRim(_:)``); false when not measured.
+    func netHeldTheBall(_ lag: (fromApex: Double, fromEntry: Double)?) -> Bool {
+        guard let lag else { return false }
         return min(lag.fromApex, lag.fromEntry) >= configuration.heldByTheNet
     }
 
@@ -1026,12 +1025,13 @@ public final class ShotEventDetector {
                         .said(cutOff ? Self.endedUndecided : "went through the rim line but was not seen below it")
                     )
         }
-        // How the ball fell under the rim: held by the net, or on freely past it (measured only
-        // when a rule can use it).
-        if saidByTheNet, netHeldTheBall(attempt) {
+        // How the ball fell under the rim: held by the net, or on freely past it (measured once,
+        // and only when a rule can use it).
+        let lag = saidByTheNet || outcome.0 == .make ? lagUnderTheRim(attempt) : nil
+        if saidByTheNet, netHeldTheBall(lag) {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
         } else if outcome.0 == .make, !across || peak < configuration.brushedTheNet,
-            let lag = lagUnderTheRim(attempt), max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
+            let lag, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
         {
             outcome = (
                 .miss,
@@ -1040,7 +1040,7 @@ public final class ShotEventDetector {
             unproven = false
         }
         // A ball the net held did not pass beside the rim, whatever its speed across under it said.
-        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !netHeldTheBall(attempt) {
+        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !netHeldTheBall(lag) {
             outcome = (.miss, .passedBeside)
             unproven = false
         }
