@@ -76,8 +76,12 @@ public enum CourtCorpus {
         ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
         ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
         (
-            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement)",
+            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement): seen",
             [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
+        ),
+        (
+            "held out until stop 54, scored once then with stop 53's calls (ten seeds)",
+            [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
         ),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
@@ -100,8 +104,12 @@ public enum CourtCorpus {
         ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
         ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
         (
-            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement)",
+            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement): seen",
             [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
+        ),
+        (
+            "held out until stop 54, scored once then with stop 53's calls (ten seeds)",
+            [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
         ),
     ]
 
