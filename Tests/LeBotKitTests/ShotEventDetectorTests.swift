@@ -600,6 +600,21 @@ import Testing
         #expect(steep.map(\.outcome) == [.make], "\(steep.map(\.reason))")
     }
 
+    /// A soft bank drops through slowly, and the net takes a share of a slow fall: it lags free
+    /// flight less than a swish does (3D court, stop 54: 0.35 rim widths for two banks through a
+    /// net that did not move, while the misses called by a still net lagged 0.26 at most). Held to
+    /// 10.25 px a frame under the rim, against the 11 and more of a free fall, it is a make.
+    @Test func aSoftBankTheNetBarelySlowedIsAMake() {
+        let detector = detector()
+        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true)
+        let soft = Self.shoot(detector, from: 6, entryX: 216, slope: 1.2, fall: (0.3, 10.25), netSwings: false)
+        let free = Self.shoot(detector, from: 11, entryX: 216, slope: 1.2, netSwings: false, freely: true)
+        #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
+        #expect(soft.map(\.outcome) == [.make], "\(soft.map(\.reason))")
+        #expect(soft.first?.reason == "dropped through the net, which held it, though it barely moved")
+        #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason))")
+    }
+
     /// From behind, a ball in the net hides the net's motion (3D court: a clean make moved it
     /// 0.00 %): a steep ball the net held is a make though the net did not move; the same path
     /// falling on freely is a miss.
