@@ -80,8 +80,12 @@ public enum CourtCorpus {
             [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
         ),
         (
-            "held out until stop 54, scored once then with stop 53's calls (ten seeds)",
+            "held out until stop 54, scored once then with stop 53's calls (ten seeds): seen",
             [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
+        ),
+        (
+            "held out until the end of stop 54, scored once then (ten seeds)",
+            [4001, 4002, 4003, 4004, 4005, 4006, 4007, 4008, 4009, 4010]
         ),
     ]
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
@@ -108,8 +112,12 @@ public enum CourtCorpus {
             [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
         ),
         (
-            "held out until stop 54, scored once then with stop 53's calls (ten seeds)",
+            "held out until stop 54, scored once then with stop 53's calls (ten seeds): seen",
             [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
+        ),
+        (
+            "held out until the end of stop 54, scored once then (ten seeds)",
+            [4001, 4002, 4003, 4004, 4005, 4006, 4007, 4008, 4009, 4010]
         ),
     ]
 
