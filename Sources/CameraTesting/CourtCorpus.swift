@@ -40,62 +40,47 @@ public enum CourtCorpus {
     /// stop 29 and first scored at its end.
     public static let heldOutSeeds: [UInt64] = [501, 502, 503, 601, 602, 603]
     /// The seeds as they are reported: tuning, then each held-out slice by when it was first scored.
-    public static let seedSets: [(name: String, seeds: [UInt64])] = [
-        ("tuning", tuningSeeds),
-        ("held-out, first scored at stop 28", [501, 502, 503]),
-        ("held-out, first scored at stop 29", [601, 602, 603]),
-        ("held-out, first scored at stop 31", [701, 702, 703]),
-        ("held-out, first scored at stop 32", [801, 802, 803]),
-        ("held-out, first scored at the end of stop 32", [901, 902, 903]),
-        ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
-        ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
-        ("first scored at the end of stop 34, then looked at (two rims not found): seen", [1201, 1202, 1203]),
-        ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
-        ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
-        ("first scored at the end of stop 36, its six faults listed in the note: seen", [1501, 1502, 1503]),
-        ("first scored at the end of stop 37, then two rules read off its faults: seen", [1601, 1602, 1603]),
-        (
-            "held-out, first scored at the start of stop 38, before any change (its two faults printed)",
-            [1701, 1702, 1703]
-        ),
-        (
-            "first scored at stop 41, before any change to the calls (its five faults printed): seen",
-            [1801, 1802, 1803]
-        ),
-        ("first scored at stop 42 (its seven faults printed): seen", [1901, 1902, 1903]),
-        ("first scored at the end of stop 44: seen", [2301, 2302, 2303]),
-        ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
-        ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
-        ("scored once at the end of stop 47", [3201, 3202, 3203]),
-        ("scored once at the end of stop 48 (its faults, all at 45° from the left, printed)", [3301, 3302, 3303]),
-        (
-            "scored once at the end of stop 49 (its faults, most from the side on the left, printed)",
-            [3401, 3402, 3403]
-        ),
-        ("scored once at the end of stop 51, then its faults read at stop 52: seen", [3501, 3502, 3503]),
-        ("scored once at stop 52 after its first change, then its faults read: seen", [3601, 3602, 3603]),
-        ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
-        (
-            "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement): seen",
-            [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
-        ),
-        (
-            "held out until stop 54, scored once then with stop 53's calls (ten seeds): seen",
-            [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
-        ),
-        (
-            "held out until the end of stop 54, scored once then (ten seeds)",
-            [4001, 4002, 4003, 4004, 4005, 4006, 4007, 4008, 4009, 4010]
-        ),
-    ]
+    public static let seedSets: [(name: String, seeds: [UInt64])] =
+        [
+            ("tuning", tuningSeeds),
+            ("held-out, first scored at stop 28", [501, 502, 503]),
+            ("held-out, first scored at stop 29", [601, 602, 603]),
+            ("held-out, first scored at stop 31", [701, 702, 703]),
+            ("held-out, first scored at stop 32", [801, 802, 803]),
+            ("held-out, first scored at the end of stop 32", [901, 902, 903]),
+            ("first scored at stop 32, then used to drop a rule (seen)", [1001, 1002, 1003]),
+            ("held-out, first scored at the end of stop 33", [1101, 1102, 1103]),
+            ("first scored at the end of stop 34, then looked at (two rims not found): seen", [1201, 1202, 1203]),
+            ("held-out, first scored at the end of stop 34 after the rim finder change", [1301, 1302, 1303]),
+            ("first scored at the end of stop 35, then its faults looked at: seen", [1401, 1402, 1403]),
+            ("first scored at the end of stop 36, its six faults listed in the note: seen", [1501, 1502, 1503]),
+            ("first scored at the end of stop 37, then two rules read off its faults: seen", [1601, 1602, 1603]),
+            (
+                "held-out, first scored at the start of stop 38, before any change (its two faults printed)",
+                [1701, 1702, 1703]
+            ),
+            (
+                "first scored at stop 41, before any change to the calls (its five faults printed): seen",
+                [1801, 1802, 1803]
+            ),
+            ("first scored at stop 42 (its seven faults printed): seen", [1901, 1902, 1903]),
+            ("first scored at the end of stop 44: seen", [2301, 2302, 2303]),
+        ] + bothColours
     /// Seeds rendered with grey steel rims (``Options/steelRim``) to score the rim found under the
-    /// board's square (stop 42): tuning, two slices seen, one scored once at the end. Their
-    /// scenes are the same with an orange rim, so none of them is held out for the orange either.
-    public static let steelSeedSets: [(name: String, seeds: [UInt64])] = [
-        ("tuning", tuningSeeds),
-        ("first scored before the last two changes, then seen", [2001, 2002, 2003]),
-        ("first scored before the last change, then seen", [2101, 2102, 2103]),
-        ("scored once at the end of stop 42", [2201, 2202, 2203]),
+    /// board's square (stop 42): tuning, two slices seen, one scored once at the end, then every
+    /// slice rendered in both colours (``bothColours``). Their scenes are the same with an orange
+    /// rim, so none of them is held out for the orange either.
+    public static let steelSeedSets: [(name: String, seeds: [UInt64])] =
+        [
+            ("tuning", tuningSeeds),
+            ("first scored before the last two changes, then seen", [2001, 2002, 2003]),
+            ("first scored before the last change, then seen", [2101, 2102, 2103]),
+            ("scored once at the end of stop 42", [2201, 2202, 2203]),
+        ] + bothColours
+
+    /// The slices rendered and scored in both rim colours (the same scenes), from stop 45 on: each
+    /// new held-out slice is named here once, before it is rendered.
+    static let bothColours: [(name: String, seeds: [UInt64])] = [
         ("scored once at stop 45 with the net that holds the ball, then the rule narrowed: seen", [3001, 3002, 3003]),
         ("scored once at the end of stop 46, then its faults read at stop 47: seen", [3101, 3102, 3103]),
         ("scored once at the end of stop 47", [3201, 3202, 3203]),
@@ -109,16 +94,10 @@ public enum CourtCorpus {
         ("scored once at the end of stop 52, then its faults read at stop 53: seen", [3701, 3702, 3703]),
         (
             "held out until the end of stop 53, scored once then (ten seeds: 50 shots a placement): seen",
-            [3801, 3802, 3803, 3804, 3805, 3806, 3807, 3808, 3809, 3810]
+            Array(3801...3810)
         ),
-        (
-            "held out until stop 54, scored once then with stop 53's calls (ten seeds): seen",
-            [3901, 3902, 3903, 3904, 3905, 3906, 3907, 3908, 3909, 3910]
-        ),
-        (
-            "held out until the end of stop 54, scored once then (ten seeds)",
-            [4001, 4002, 4003, 4004, 4005, 4006, 4007, 4008, 4009, 4010]
-        ),
+        ("held out until stop 54, scored once then with stop 53's calls (ten seeds): seen", Array(3901...3910)),
+        ("held out until the end of stop 54, scored once then (ten seeds)", Array(4001...4010)),
     ]
 
     public struct Options: Sendable {

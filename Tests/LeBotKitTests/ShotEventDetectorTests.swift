@@ -589,9 +589,7 @@ import Testing
     /// net barely moved; the same path falling on freely is the miss it was.
     @Test func fromTheSideABallTheNetHeldIsAMakeThoughTheNetBarelyMoved() {
         let detector = detector()
-        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true)
-        let held = Self.shoot(detector, from: 6, entryX: 216, slope: 1.2, netSwings: false)
-        let free = Self.shoot(detector, from: 11, entryX: 216, slope: 1.2, netSwings: false, freely: true)
+        let (first, held, free) = Self.swingThenHeldThenFree(detector, fall: (0.3, 5))
         #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
         #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason))")
         #expect(held.first?.reason == "dropped through the net, which held it, though it barely moved")
@@ -605,14 +603,24 @@ import Testing
     /// net that did not move, while the misses called by a still net lagged 0.26 at most). Held to
     /// 10.25 px a frame under the rim, against the 11 and more of a free fall, it is a make.
     @Test func aSoftBankTheNetBarelySlowedIsAMake() {
-        let detector = detector()
-        let first = Self.shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true)
-        let soft = Self.shoot(detector, from: 6, entryX: 216, slope: 1.2, fall: (0.3, 10.25), netSwings: false)
-        let free = Self.shoot(detector, from: 11, entryX: 216, slope: 1.2, netSwings: false, freely: true)
+        let (first, soft, free) = Self.swingThenHeldThenFree(detector(), fall: (0.3, 10.25))
         #expect(first.map(\.outcome) == [.make], "\(first.map(\.reason))")
         #expect(soft.map(\.outcome) == [.make], "\(soft.map(\.reason))")
         #expect(soft.first?.reason == "dropped through the net, which held it, though it barely moved")
         #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason))")
+    }
+
+    /// Three shots from the side into the rim's middle at 1.2 px down a px across: one that swings
+    /// the net (so it is known to move), one the net holds to `fall` under the rim while it stays
+    /// still, and one that falls on freely with the net still.
+    static func swingThenHeldThenFree(_ detector: ShotEventDetector, fall: (x: Double, y: Double)) -> (
+        first: [ShotEvent], held: [ShotEvent], free: [ShotEvent]
+    ) {
+        (
+            shoot(detector, from: 1, entryX: 216, slope: 1.2, netSwings: true),
+            shoot(detector, from: 6, entryX: 216, slope: 1.2, fall: fall, netSwings: false),
+            shoot(detector, from: 11, entryX: 216, slope: 1.2, netSwings: false, freely: true)
+        )
     }
 
     /// From behind, a ball in the net hides the net's motion (3D court: a clean make moved it
