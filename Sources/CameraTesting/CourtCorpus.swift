@@ -97,7 +97,11 @@ public enum CourtCorpus {
             Array(3801...3810)
         ),
         ("held out until stop 54, scored once then with stop 53's calls (ten seeds): seen", Array(3901...3910)),
-        ("held out until the end of stop 54, scored once then (ten seeds)", Array(4001...4010)),
+        (
+            "held out until the end of stop 54, scored once then (ten seeds), then its faults read: seen",
+            Array(4001...4010)
+        ),
+        ("held out until stop 55, scored once then with stop 54's build (ten seeds)", Array(4101...4110)),
     ]
 
     public struct Options: Sendable {
