@@ -101,7 +101,8 @@ public enum CourtCorpus {
             "held out until the end of stop 54, scored once then (ten seeds), then its faults read: seen",
             Array(4001...4010)
         ),
-        ("held out until stop 55, scored once then with stop 54's build (ten seeds)", Array(4101...4110)),
+        ("held out until stop 55, scored once then with stop 54's build (ten seeds): seen", Array(4101...4110)),
+        ("held out until the end of stop 55, scored once then (ten seeds)", Array(4201...4210)),
     ]
 
     public struct Options: Sendable {
