@@ -545,6 +545,11 @@ public final class ShotEventDetector {
     /// stretch before the apex (half of it, 1/6 to 3/10 s), the parabola is walked back, point by
     /// point, while each point lies within a few pixels of it (refitted as it grows). A gather that
     /// carried the ball up continuously would otherwise put the release a good half second early.
+    /// A ball still in the hands lies *above* the curve traced back: they were speeding it up, so
+    /// it was climbing slower than free flight would have. A point *below* it is not the hands but
+    /// the curve, fitted near the apex where the ball is often half seen or cut by the picture's
+    /// top, bending a little too little: it is followed twice as far (sideRight-4001's long was
+    /// put 0.43 s after its release, 2.5 and 3.5 px under a curve that bent too little).
     /// One point off the curve is passed over when the one before it is on it: a ball half seen
     /// for a frame (a second blob, a highlight) moves its centre by a few pixels.
     static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
@@ -557,8 +562,10 @@ public final class ShotEventDetector {
         var fitted = points[start...apex].map { ($0.time, $0.y) }
         func fits(_ point: BallObservation) -> Bool {
             guard let fit = Trajectory.parabola(fitted) else { return false }
-            let expected = fit.a * point.time * point.time + fit.b * point.time + fit.c
-            return abs(point.y - expected) <= max(2.5, point.radius * 0.4)
+            // Under the curve: positive (y grows downward).
+            let below = point.y - (fit.a * point.time * point.time + fit.b * point.time + fit.c)
+            let tolerance = max(2.5, point.radius * 0.4)
+            return below >= -tolerance && below <= 2 * tolerance
         }
         while start > first {
             if fits(points[start - 1]) {
