@@ -222,7 +222,7 @@ enum RimSeeds {
 
     /// A flat maroon bar on a white ground: up where a rim hangs it is taken for one, down where
     /// the floor is it is not (on phone videos of outdoor courts the finder took a maroon band
-    /// of the court beside its white lines for the rim, sure at 62 and 88 %).
+    /// of the court beside its white lines for the rim, sure at 62 and 88 %), nor at the very top.
     @Test func aFlatOrangeBarLowInThePictureIsFloorNotARim() throws {
         func found(barAt row: Int) -> RimFinder.Result? {
             var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 128, 128])
@@ -240,6 +240,10 @@ enum RimSeeds {
         let high = try #require(found(barAt: 60), "the bar up high should pass for a rim")
         #expect(abs(high.rim.y * 180 + high.rim.height * 90 - 62) < 3, "\(high.rim)")
         #expect(found(barAt: 130) == nil)
+        // At the very top (its centre 6 px down, closer than its 40 px width) it is a stripe where
+        // the wall meets the ceiling: a rim there would leave its board and every arc out of sight.
+        #expect(found(barAt: 4) == nil)
+        #expect(found(barAt: 40) != nil, "a bar a rim width down should still pass for a rim")
     }
 
     /// A grey ring (no orange anywhere) under a backboard's painted square, 640×360: a white

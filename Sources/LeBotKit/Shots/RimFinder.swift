@@ -318,6 +318,13 @@ public struct RimFinder: Sendable {
                 // there: on two phone videos of outdoor courts the finder took such a band, sure
                 // at 62 and 88 %.
                 guard Double(shape.minY + shape.maxY + 1) / 2 < Self.lowestRimCentre * Double(rows) else { continue }
+                // Nor is it at the very top: the board rises two rim widths above a rim (a 45 cm
+                // ring, the board's top 90 cm up) and a shot's arc higher still, so a bar whose
+                // centre is within its own width of the picture's top leaves both out of sight. A
+                // light stripe where the wall meets the ceiling is orange enough and has white
+                // round it (steel sideLeft-4209: a 72 px piece of one, 29 px from the top, taken
+                // for the rim at 69 % over the grey rim under the board).
+                guard Double(shape.minY + shape.maxY + 1) / 2 >= Double(shape.w) else { continue }
                 // White below the rim (a net), and white beside or above it within a rim's width (a board).
                 let net = netFraction(whiteStable, x: shape.minX...shape.maxX, bottom: shape.maxY)
                 let board = fraction(
