@@ -282,6 +282,8 @@ public struct RimFinder: Sendable {
             var stability = 0.0
             var w: Int { maxX - minX + 1 }
             var h: Int { maxY - minY + 1 }
+            /// How far down its middle is, in rows (chroma pixels).
+            var middle: Double { Double(minY + maxY + 1) / 2 }
 
             /// Grows the box to take in the pixel at column `x`, row `y`, and counts it.
             mutating func include(_ x: Int, _ y: Int) {
@@ -317,14 +319,14 @@ public struct RimFinder: Sendable {
                 // floor, and a painted court (a maroon band beside its white lines) is orange
                 // there: on two phone videos of outdoor courts the finder took such a band, sure
                 // at 62 and 88 %.
-                guard Double(shape.minY + shape.maxY + 1) / 2 < Self.lowestRimCentre * Double(rows) else { continue }
+                guard shape.middle < Self.lowestRimCentre * Double(rows) else { continue }
                 // Nor is it at the very top: the board rises two rim widths above a rim (a 45 cm
                 // ring, the board's top 90 cm up) and a shot's arc higher still, so a bar whose
                 // centre is within its own width of the picture's top leaves both out of sight. A
                 // light stripe where the wall meets the ceiling is orange enough and has white
                 // round it (steel sideLeft-4209: a 72 px piece of one, 29 px from the top, taken
                 // for the rim at 69 % over the grey rim under the board).
-                guard Double(shape.minY + shape.maxY + 1) / 2 >= Double(shape.w) else { continue }
+                guard shape.middle >= Double(shape.w) else { continue }
                 // White below the rim (a net), and white beside or above it within a rim's width (a board).
                 let net = netFraction(whiteStable, x: shape.minX...shape.maxX, bottom: shape.maxY)
                 let board = fraction(
@@ -339,7 +341,7 @@ public struct RimFinder: Sendable {
             let shape = withoutBracket(best.shape, stable)
             let x = Double(shape.minX * 2) / Double(width)
             let boxWidth = Double(shape.w * 2) / Double(width)
-            let centre = Double(shape.minY + shape.maxY + 1) / Double(height)
+            let centre = shape.middle * 2 / Double(height)
             let boxHeight = min(max(Double(shape.h * 2), 0.022 * Double(height)) / Double(height), 2 * centre)
             guard
                 let rim = try? RimCalibration(
