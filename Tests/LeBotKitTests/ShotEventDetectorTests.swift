@@ -798,15 +798,29 @@ import Testing
 
 /// Half a second in the hands (rising 3 px a frame, moving every frame, so a walk back goes
 /// through it), then free flight on a parabola (g = 600 px/s²) from `release` s; and the apex.
-func handsThenFlight(radius: Double) -> (points: [BallObservation], release: Double, apex: Int) {
-    var points: [BallObservation] = []
-    for i in 0..<15 {
-        points.append(
-            BallObservation(
-                time: Double(i) / 30, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: radius, track: 1,
-                confidence: 1))
-    }
+/// `pushedFromRest`: instead, hands that speed the ball up from rest over the last 0.2 s (upward
+/// at 2000 px/s²) to its release speed, 400 px/s up.
+func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
+    points: [BallObservation], release: Double, apex: Int
+) {
     let release = 15.0 / 30
+    var points: [BallObservation] = []
+    if pushedFromRest {
+        for i in -6..<0 {
+            let t = Double(i) / 30
+            points.append(
+                BallObservation(
+                    time: release + t, x: 95 + 4 * Double(i), y: 105 - 400 * t - 1000 * t * t, radius: radius,
+                    track: 1, confidence: 1))
+        }
+    } else {
+        for i in 0..<15 {
+            points.append(
+                BallObservation(
+                    time: Double(i) / 30, x: 80 + Double(i), y: 150 - 3 * Double(i), radius: radius, track: 1,
+                    confidence: 1))
+        }
+    }
     for i in 0..<20 {
         let u = Double(i) / 30
         points.append(
@@ -842,17 +856,9 @@ func handsThenFlight(radius: Double) -> (points: [BallObservation], release: Dou
 /// earlier: the release is where the hands let go, however big the ball (the tolerance under the
 /// curve is twice that above it, and must not be taken for the hands).
 @Test func aBallStillSpedUpByTheHandsIsNotInFlight() {
-    var points: [BallObservation] = []
-    for i in -6...19 {
-        let t = Double(i) / 30
-        // Pushed from rest at -0.2 s (upward at 2000 px/s²) to 400 px/s up at 0, then free flight.
-        let y = t < 0 ? 105 - 400 * t - 1000 * t * t : 105 - 400 * t + 300 * t * t
-        points.append(
-            BallObservation(time: 1 + t, x: 95 + 4 * Double(i), y: y, radius: 10, track: 1, confidence: 1))
-    }
-    let apex = points.indices.min { points[$0].y < points[$1].y }!
+    let (points, release, apex) = handsThenFlight(radius: 10, pushedFromRest: true)
     let start = ShotEventDetector.flightStart(points, from: 0, apex: apex)
-    #expect(abs(points[start].time - 1) <= 1.5 / 30, "release at \(points[start].time) s, truly 1 s")
+    #expect(abs(points[start].time - release) <= 1.5 / 30, "release at \(points[start].time) s, truly \(release) s")
 }
 
 /// A long from the side (steel sideRight-4001, as the tracker saw it at 640×360; released at
