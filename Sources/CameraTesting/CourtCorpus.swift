@@ -102,7 +102,10 @@ public enum CourtCorpus {
             Array(4001...4010)
         ),
         ("held out until stop 55, scored once then with stop 54's build (ten seeds): seen", Array(4101...4110)),
-        ("held out until the end of stop 55, scored once then (ten seeds)", Array(4201...4210)),
+        (
+            "held out until the end of stop 55, scored once then (ten seeds), then a rim it missed fixed: seen",
+            Array(4201...4210)
+        ),
     ]
 
     public struct Options: Sendable {
