@@ -395,6 +395,31 @@ enum RimSeeds {
         }
     }
 
+    /// A board turned more than 60° from the camera (steel, from the side, seeds 3501 and 4010 of
+    /// the court's seen slices): its inner square is 1.7 times as tall as it is wide, not the
+    /// narrow parallelogram of a board seen edge on, and was taken for a board facing the camera.
+    /// The ring was then looked for under the square, where the board's bottom edge and the rim
+    /// together made a ring half a rim width off and up to 1.3 times too wide. A square that tall
+    /// is a board seen from the side (head on it is 0.75 as tall as wide, at 45° about 1.06): the
+    /// rim is found beside it.
+    @Test func aSquareTallerThanABoardTurnedSixtyDegreesIsSeenFromTheSide() throws {
+        for (placement, seed) in [(CourtCorpus.Placement.sideRight, UInt64(4010)), (.sideLeft, 3501)] {
+            var options = CourtCorpus.Options(placement: placement, events: 1)
+            options.steelRim = true
+            let video = try #require(
+                try CourtCorpus.generate(
+                    in: Corpus.folder + "/court-turned-board-\(seed)", seeds: [seed], options: options
+                ).first)
+            let result = try #require(try RimFinder().find(in: video.path), "\(placement)-\(seed): no rim")
+            let score = rimError(result.rim, video.rim)
+            #expect(
+                score.isFound,
+                "\(placement)-\(seed): \(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)"
+            )
+            #expect(result.evidence.contains("seen from the side, and beside it"), "\(result.evidence)")
+        }
+    }
+
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is
     /// followed by the picture around it, one move, noticed within a second, to where the rim
     /// truly went, and every shot after it found and judged there. A grey rim found under the

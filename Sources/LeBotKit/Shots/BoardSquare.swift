@@ -100,7 +100,11 @@ extension RimFinder {
         for (index, piece) in pieces.enumerated() {
             let id = Int32(index + 1)
             let w = piece.w
-            let shaped = rules.sideOn ? (w < piece.h && piece.h <= 5 * w) : (2 * w >= piece.h && w <= 3 * piece.h)
+            // Facing the camera, the square is 0.75 as tall as wide, at 45° about 1.06, and taller
+            // the further the board turns away; at 1.5 (60°) it is more side-on than not, and the
+            // rim sticks out beside it (a board's bottom edge and the rim together made a ring
+            // under a square 1.7 as tall as wide on the 3D court, half a rim width off).
+            let shaped = rules.sideOn ? (w < piece.h && piece.h <= 5 * w) : (3 * w >= 2 * piece.h && w <= 3 * piece.h)
             guard w >= 6, piece.h >= 4, w <= width / 8, shaped,
                 Double(piece.pixels) >= rules.fill * Double(w * piece.h) || rules.sideOn,
                 Double(piece.minY + piece.maxY + 1) / 2 < Accumulator.lowestRimCentre * Double(height)
