@@ -420,6 +420,23 @@ enum RimSeeds {
         }
     }
 
+    /// A beige wall in a warm light passes the finder's test for orange (Cr 137–139, Cb 116), and
+    /// any ellipse laid on it lies on orange all round. On the 3D court (steel, behind the shooter,
+    /// seed 4208 of the seen slices) such a ring on the wall beside the board outscored the grey
+    /// rim under the board's square, two rim widths off, and two shots were lost. An orange line
+    /// must be a line: the orange ends across it within a rim's tube. The grey rim is found.
+    @Test func aWarmWallBesideTheBoardIsNoOrangeRing() throws {
+        var options = CourtCorpus.Options(placement: .behind, events: 1)
+        options.steelRim = true
+        let video = try #require(
+            try CourtCorpus.generate(in: Corpus.folder + "/court-warm-wall", seeds: [4208], options: options).first)
+        let result = try #require(try RimFinder().find(in: video.path), "no rim")
+        let score = rimError(result.rim, video.rim)
+        #expect(
+            score.isFound, "\(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)")
+        #expect(result.evidence.contains("under it a dark ring"), "\(result.evidence)")
+    }
+
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is
     /// followed by the picture around it, one move, noticed within a second, to where the rim
     /// truly went, and every shot after it found and judged there. A grey rim found under the

@@ -274,6 +274,29 @@ extension RimFinder {
         func value(_ x: Int, _ y: Int) -> Int {
             luma[(min(max(y, lumaY0), lumaY1) - lumaY0) * lumaColumns + min(max(x, lumaX0), lumaX1) - lumaX0]
         }
+        // Orange, however thick the line, but a line: across it one way or the other the orange
+        // ends within the thickest a rim's tube is seen here (a quarter of the largest half-width
+        // looked for, 6 px at least). A field of it is no ring, however an ellipse is laid on it:
+        // a beige wall in a warm light passes for orange (Cr 137–139, Cb 116), and on the 3D
+        // court (steel behind-4208) a ring on such a wall beside the board, 62 % of whose pixels
+        // passed, outscored the grey rim under the board's square. Read a band wider than the
+        // window, so a run the window's edge cuts is not taken for a thin one.
+        let thickest = max(6, Int((0.25 * largest).rounded()))
+        let (orangeX0, orangeX1) = (max(0, x0 - thickest), min(width - 1, x1 + thickest))
+        let (orangeY0, orangeY1) = (max(0, y0 - thickest), min(height - 1, y1 + thickest))
+        let orangeColumns = orangeX1 - orangeX0 + 1
+        let orangeRows = orangeY1 - orangeY0 + 1
+        var orange = [Bool](repeating: false, count: orangeColumns * orangeRows)
+        for y in orangeY0...orangeY1 {
+            for x in orangeX0...orangeX1 {
+                orange[(y - orangeY0) * orangeColumns + x - orangeX0] = RimFinder.isOrange(
+                    y: median(0, x, y), u: median(1, x / 2, y / 2), v: median(2, x / 2, y / 2))
+            }
+        }
+        // Per pixel, how long the orange run it is in is, across and down.
+        let runAcross = Self.runLengths(
+            orange, count: orangeRows, length: orangeColumns, stride: 1, step: orangeColumns)
+        let runDown = Self.runLengths(orange, count: orangeColumns, length: orangeRows, stride: orangeColumns, step: 1)
         for y in y0...y1 {
             for x in x0...x1 {
                 let centre = value(x, y)
@@ -289,8 +312,8 @@ extension RimFinder {
                     painted[index] = true
                 }
                 lines[1][index] = brighter > search.contrast
-                let (u, v) = (median(1, x / 2, y / 2), median(2, x / 2, y / 2))
-                lines[2][index] = RimFinder.isOrange(y: centre, u: u, v: v)
+                let o = (y - orangeY0) * orangeColumns + x - orangeX0
+                lines[2][index] = orange[o] && min(runAcross[o], runDown[o]) <= thickest
             }
         }
         let angles = (0..<search.samples).map { 2 * Double.pi * Double($0) / Double(search.samples) }
@@ -416,5 +439,25 @@ extension RimFinder {
         // The first of the widest, in the order looked at (dark, bright, orange; flatter first).
         guard let widest = close.map(\.a).max() else { return nil }
         return close.first { $0.a == widest }
+    }
+
+    /// For each set pixel of `mask`, the length of the run of set pixels it is in along its line:
+    /// `count` lines of `length` pixels, line `i`'s pixel `j` at `i * step + j * stride`.
+    static func runLengths(_ mask: [Bool], count: Int, length: Int, stride: Int, step: Int) -> [Int] {
+        var runs = [Int](repeating: 0, count: mask.count)
+        for line in 0..<count {
+            var start = 0
+            while start < length {
+                guard mask[line * step + start * stride] else {
+                    start += 1
+                    continue
+                }
+                var end = start
+                while end + 1 < length, mask[line * step + (end + 1) * stride] { end += 1 }
+                for j in start...end { runs[line * step + j * stride] = end - start + 1 }
+                start = end + 1
+            }
+        }
+        return runs
     }
 }
