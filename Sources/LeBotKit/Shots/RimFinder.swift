@@ -117,15 +117,10 @@ public struct RimFinder: Sendable {
     /// whether a net hangs under it, from the frames `seen` sampled over the video's start.
     func underBoard(in start: [VideoFrame], seen: Accumulator?) -> Result? {
         guard let first = start.first, let (square, ring) = Self.ringUnderBoard(in: start) else { return nil }
-        let (w, h) = (Double(first.width), Double(first.height))
         // Half the square (how much of it came back to one board), half the ring.
         let sides = square.sides.prefix(3).reduce(0, +) / 3
         let confidence = ((square.enclosed * sides + min(1, ring.score)) / 2 * 100).rounded() / 100
-        let x = max(0, (ring.x - ring.a) / w)
-        let y = max(0, (ring.y - ring.b) / h)
-        guard confidence >= minimumConfidence,
-            let rim = try? RimCalibration(
-                x: x, y: y, width: min(2 * ring.a / w, 1 - x), height: min(2 * ring.b / h, 1 - y))
+        guard confidence >= minimumConfidence, let rim = ring.box(width: first.width, height: first.height)
         else { return nil }
         let net = seen?.netBelow(rim) ?? false
         return Result(

@@ -183,12 +183,7 @@ extension RimFinder {
         if let ring = ring(near: point, frames: frames), ring.score >= RingSearch().minimumScore,
             let first = frames.first
         {
-            let (w, h) = (Double(first.width), Double(first.height))
-            let x = max(0, (ring.x - ring.a) / w)
-            let y = max(0, (ring.y - ring.b) / h)
-            let width = min(2 * ring.a / w, 1 - x)
-            let height = min(2 * ring.b / h, 1 - y)
-            if let rim = try? RimCalibration(x: x, y: y, width: width, height: height) {
+            if let rim = ring.box(width: first.width, height: first.height) {
                 return Fit(
                     point: point, rim: rim, fitted: true, coverage: ring.coverage,
                     evidence:
@@ -212,6 +207,16 @@ extension RimFinder {
         var score: Double
         var coverage: Double
         var cue: Cue
+
+        /// The rim's box, as fractions of a `width`×`height` picture (cut where it would leave it);
+        /// nil when nothing of it is inside.
+        func box(width: Int, height: Int) -> RimCalibration? {
+            let (w, h) = (Double(width), Double(height))
+            let left = max(0, (x - a) / w)
+            let top = max(0, (y - b) / h)
+            return try? RimCalibration(
+                x: left, y: top, width: min(2 * a / w, 1 - left), height: min(2 * b / h, 1 - top))
+        }
     }
 
     /// What marks the ring's outline.
