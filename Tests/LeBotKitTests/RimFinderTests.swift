@@ -437,6 +437,21 @@ enum RimSeeds {
         #expect(result.evidence.contains("under it a dark ring"), "\(result.evidence)")
     }
 
+    /// A ring is fitted on a thin line, the middle of the rim's tube, and the rim's box bounds the
+    /// tube's outside (as the orange finder's box bounds the orange). Steel sideLeft-4301 (the
+    /// held-out slice of stop 56, seen since): its grey rim beside the board was boxed 0.74 of its
+    /// true width when the box ran along the tube's middle, and scored not found.
+    @Test func aRingsBoxBoundsTheOutsideOfTheRimsTube() throws {
+        var options = CourtCorpus.Options(placement: .sideLeft, events: 1)
+        options.steelRim = true
+        let video = try #require(
+            try CourtCorpus.generate(in: Corpus.folder + "/court-tube", seeds: [4301], options: options).first)
+        let result = try #require(try RimFinder().find(in: video.path), "no rim")
+        let score = rimError(result.rim, video.rim)
+        #expect(
+            score.isFound, "\(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)")
+    }
+
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is
     /// followed by the picture around it, one move, noticed within a second, to where the rim
     /// truly went, and every shot after it found and judged there. A grey rim found under the

@@ -120,7 +120,8 @@ public struct RimFinder: Sendable {
         // Half the square (how much of it came back to one board), half the ring.
         let sides = square.sides.prefix(3).reduce(0, +) / 3
         let confidence = ((square.enclosed * sides + min(1, ring.score)) / 2 * 100).rounded() / 100
-        guard confidence >= minimumConfidence, let rim = ring.box(width: first.width, height: first.height)
+        guard confidence >= minimumConfidence,
+            let rim = ring.box(width: first.width, height: first.height, out: Ring.tube)
         else { return nil }
         let net = seen?.netBelow(rim) ?? false
         return Result(
