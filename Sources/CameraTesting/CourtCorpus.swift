@@ -106,7 +106,10 @@ public enum CourtCorpus {
             "held out until the end of stop 55, scored once then (ten seeds), then a rim it missed fixed: seen",
             Array(4201...4210)
         ),
-        ("held out until the end of stop 56, scored once then (ten seeds)", Array(4301...4310)),
+        (
+            "held out until the end of stop 56, scored once then (ten seeds), then a rim it boxed too narrow fixed: seen",
+            Array(4301...4310)
+        ),
     ]
 
     public struct Options: Sendable {
