@@ -395,6 +395,26 @@ enum RimSeeds {
         }
     }
 
+    /// The rim the finder finds on one steel-rimmed video of the 3D court (one event: the finder
+    /// reads only the start), with its score against the true rim and what the finder said,
+    /// ready for a failed expectation.
+    static func steelCourtRim(_ placement: CourtCorpus.Placement, seed: UInt64) throws -> (
+        result: RimFinder.Result, score: RimScore, said: String
+    ) {
+        var options = CourtCorpus.Options(placement: placement, events: 1)
+        options.steelRim = true
+        let video = try #require(
+            try CourtCorpus.generate(
+                in: Corpus.folder + "/court-steel-\(placement.rawValue)-\(seed)", seeds: [seed], options: options
+            ).first)
+        let result = try #require(try RimFinder().find(in: video.path), "\(placement)-\(seed): no rim")
+        let score = rimError(result.rim, video.rim)
+        return (
+            result, score,
+            "\(placement)-\(seed): \(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)"
+        )
+    }
+
     /// A board turned more than 60° from the camera (steel, from the side, seeds 3501 and 4010 of
     /// the court's seen slices): its inner square is 1.7 times as tall as it is wide, not the
     /// narrow parallelogram of a board seen edge on, and was taken for a board facing the camera.
@@ -404,19 +424,9 @@ enum RimSeeds {
     /// rim is found beside it.
     @Test func aSquareTallerThanABoardTurnedSixtyDegreesIsSeenFromTheSide() throws {
         for (placement, seed) in [(CourtCorpus.Placement.sideRight, UInt64(4010)), (.sideLeft, 3501)] {
-            var options = CourtCorpus.Options(placement: placement, events: 1)
-            options.steelRim = true
-            let video = try #require(
-                try CourtCorpus.generate(
-                    in: Corpus.folder + "/court-turned-board-\(seed)", seeds: [seed], options: options
-                ).first)
-            let result = try #require(try RimFinder().find(in: video.path), "\(placement)-\(seed): no rim")
-            let score = rimError(result.rim, video.rim)
-            #expect(
-                score.isFound,
-                "\(placement)-\(seed): \(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)"
-            )
-            #expect(result.evidence.contains("seen from the side, and beside it"), "\(result.evidence)")
+            let found = try Self.steelCourtRim(placement, seed: seed)
+            #expect(found.score.isFound, "\(found.said)")
+            #expect(found.result.evidence.contains("seen from the side, and beside it"), "\(found.said)")
         }
     }
 
@@ -426,30 +436,19 @@ enum RimSeeds {
     /// rim under the board's square, two rim widths off, and two shots were lost. An orange line
     /// must be a line: the orange ends across it within a rim's tube. The grey rim is found.
     @Test func aWarmWallBesideTheBoardIsNoOrangeRing() throws {
-        var options = CourtCorpus.Options(placement: .behind, events: 1)
-        options.steelRim = true
-        let video = try #require(
-            try CourtCorpus.generate(in: Corpus.folder + "/court-warm-wall", seeds: [4208], options: options).first)
-        let result = try #require(try RimFinder().find(in: video.path), "no rim")
-        let score = rimError(result.rim, video.rim)
-        #expect(
-            score.isFound, "\(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)")
-        #expect(result.evidence.contains("under it a dark ring"), "\(result.evidence)")
+        let found = try Self.steelCourtRim(.behind, seed: 4208)
+        #expect(found.score.isFound, "\(found.said)")
+        #expect(found.result.evidence.contains("under it a dark ring"), "\(found.said)")
     }
 
-    /// A ring is fitted on a thin line, the middle of the rim's tube, and the rim's box bounds the
-    /// tube's outside (as the orange finder's box bounds the orange). Steel sideLeft-4301 (the
-    /// held-out slice of stop 56, seen since): its grey rim beside the board was boxed 0.74 of its
-    /// true width when the box ran along the tube's middle, and scored not found.
+    /// A ring is fitted on a thin line, the middle of the rim's tube, and the rim's box under or
+    /// beside the board's square bounds the tube's outside (as the orange finder's box bounds the
+    /// orange). Steel sideLeft-4301 (the held-out slice of stop 56, seen since): its grey rim
+    /// beside the board was boxed 0.74 of its true width when the box ran along the tube's
+    /// middle, and scored not found.
     @Test func aRingsBoxBoundsTheOutsideOfTheRimsTube() throws {
-        var options = CourtCorpus.Options(placement: .sideLeft, events: 1)
-        options.steelRim = true
-        let video = try #require(
-            try CourtCorpus.generate(in: Corpus.folder + "/court-tube", seeds: [4301], options: options).first)
-        let result = try #require(try RimFinder().find(in: video.path), "no rim")
-        let score = rimError(result.rim, video.rim)
-        #expect(
-            score.isFound, "\(result.rim) (\(result.evidence)): centre off \(score.centre), width ×\(score.width)")
+        let found = try Self.steelCourtRim(.sideLeft, seed: 4301)
+        #expect(found.score.isFound, "\(found.said)")
     }
 
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is
