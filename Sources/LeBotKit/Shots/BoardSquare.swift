@@ -107,7 +107,7 @@ extension RimFinder {
             let shaped = rules.sideOn ? (w < piece.h && piece.h <= 5 * w) : (3 * w >= 2 * piece.h && w <= 3 * piece.h)
             guard w >= 6, piece.h >= 4, w <= width / 8, shaped,
                 Double(piece.pixels) >= rules.fill * Double(w * piece.h) || rules.sideOn,
-                Double(piece.minY + piece.maxY + 1) / 2 < Accumulator.lowestRimCentre * Double(height)
+                piece.middle < Accumulator.lowestRimCentre * Double(height)
             else { continue }
             // Top and bottom: the box's, or where the middle column enters and leaves the piece.
             var (top, bottom) = (piece.minY, piece.maxY)
