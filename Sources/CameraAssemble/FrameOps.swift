@@ -1,6 +1,7 @@
 import CameraCommon
 
-/// Whole-frame RGBA operations the timeline needs: mirror, rotate, fit, blend.
+/// Whole-frame RGBA operations the timeline needs: mirror, fit, blend (a turn is
+/// ``VideoFrame/rotated(clockwise:)``).
 enum FrameOps {
     static func mirrored(_ frame: VideoFrame) -> VideoFrame {
         var output = frame
@@ -12,35 +13,6 @@ enum FrameOps {
                     let from = (source.baseAddress! + y * stride).assumingMemoryBound(to: UInt32.self)
                     let to = (target.baseAddress! + y * stride).assumingMemoryBound(to: UInt32.self)
                     for x in 0..<width { to[x] = from[width - 1 - x] }
-                }
-            }
-        }
-        return output
-    }
-
-    /// Rotated clockwise by 90, 180 or 270 degrees (other values return the frame).
-    static func rotated(_ frame: VideoFrame, degrees: Int) -> VideoFrame {
-        let turns = ((degrees / 90) % 4 + 4) % 4
-        guard turns != 0 else { return frame }
-        let (w, h) = (frame.width, frame.height)
-        let (newW, newH) = turns == 2 ? (w, h) : (h, w)
-        var output = VideoFrame(format: .rgba, width: newW, height: newH, fill: [0])
-        output.pts = frame.pts
-        let stride = frame.planes[0].bytesPerRow
-        frame.planes[0].bytes.withUnsafeBytes { source in
-            output.planes[0].bytes.withUnsafeMutableBytes { target in
-                let to = target.baseAddress!.assumingMemoryBound(to: UInt32.self)
-                for y in 0..<h {
-                    let from = (source.baseAddress! + y * stride).assumingMemoryBound(to: UInt32.self)
-                    for x in 0..<w {
-                        let (nx, ny): (Int, Int) =
-                            switch turns {
-                            case 1: (h - 1 - y, x)
-                            case 2: (w - 1 - x, h - 1 - y)
-                            default: (y, w - 1 - x)
-                            }
-                        to[ny * newW + nx] = from[x]
-                    }
                 }
             }
         }

@@ -68,7 +68,7 @@ public final class TimelineRenderer {
         let cursor = try cursor(for: index)
         guard var frame = try cursor.frame(at: localTime) else { return FrameOps.black(width: width, height: height) }
         let rotation = (clip.rotation + cursor.stream.rotation) % 360
-        if rotation != 0 { frame = FrameOps.rotated(frame, degrees: rotation) }
+        if rotation != 0 { frame = frame.rotated(clockwise: rotation) }
         if clip.mirrored { frame = FrameOps.mirrored(frame) }
         frame = FrameOps.fitted(frame, width: width, height: height)
         if let stack = stacks[index] {

@@ -201,6 +201,49 @@ public struct VideoFrame: Sendable, Equatable {
         return copy
     }
 
+    /// The picture turned clockwise by `degrees` (a multiple of 90; others are rounded down to
+    /// one): as a player shows a video whose display matrix says so (``StreamInfo/rotation``), a
+    /// phone's portrait or upside-down landscape recording. A quarter turn swaps width and height;
+    /// every plane turns with the picture, subsampled chroma included.
+    public func rotated(clockwise degrees: Int) -> VideoFrame {
+        let turns = ((degrees / 90) % 4 + 4) % 4
+        guard turns != 0 else { return self }
+        let (newWidth, newHeight) = turns == 2 ? (width, height) : (height, width)
+        var output = VideoFrame(format: format, width: newWidth, height: newHeight, pts: pts)
+        for index in planes.indices {
+            switch format.bytesPerPixel(plane: index) {
+            case 4: Self.turn(planes[index], into: &output.planes[index], turns: turns, as: UInt32.self)
+            case 2: Self.turn(planes[index], into: &output.planes[index], turns: turns, as: UInt16.self)
+            default: Self.turn(planes[index], into: &output.planes[index], turns: turns, as: UInt8.self)
+            }
+        }
+        return output
+    }
+
+    /// Copies `plane` turned by `turns` quarter turns clockwise into `target` (of the turned size),
+    /// a pixel being one `Pixel`.
+    private static func turn<Pixel>(_ plane: Plane, into target: inout Plane, turns: Int, as _: Pixel.Type) {
+        let (w, h) = (plane.width, plane.height)
+        let (sourceStride, targetStride) = (plane.bytesPerRow, target.bytesPerRow)
+        plane.bytes.withUnsafeBytes { source in
+            target.bytes.withUnsafeMutableBytes { destination in
+                for y in 0..<h {
+                    let from = (source.baseAddress! + y * sourceStride).assumingMemoryBound(to: Pixel.self)
+                    for x in 0..<w {
+                        // Where (x, y) lands: a quarter turn takes the top-left corner to the top right.
+                        let (nx, ny): (Int, Int) =
+                            switch turns {
+                            case 1: (h - 1 - y, x)
+                            case 2: (w - 1 - x, h - 1 - y)
+                            default: (y, w - 1 - x)
+                            }
+                        (destination.baseAddress! + ny * targetStride).assumingMemoryBound(to: Pixel.self)[nx] = from[x]
+                    }
+                }
+            }
+        }
+    }
+
     /// The crop of a normalised rectangle (0...1 in both axes, origin top-left), e.g. a kill-feed region.
     public func cropped(normalized rect: NormalizedRect) throws(MediaError) -> VideoFrame {
         try cropped(

@@ -93,4 +93,42 @@ struct VideoFrameTests {
         #expect(scaled.planes[0].bytes.allSatisfy { $0 == 77 })
         #expect(throws: MediaError.self) { try flat.scaled(width: 0, height: 10) }
     }
+
+    @Test("a quarter turn clockwise puts the top-left corner at the top right; four turns are the picture")
+    func rotation() {
+        let frame = coordinateFrame(width: 6, height: 4)
+        let turned = frame.rotated(clockwise: 90)
+        #expect(turned.width == 4 && turned.height == 6)
+        // The top row (y 0) becomes the right-hand column, read top to bottom left to right.
+        #expect(turned.rgba(x: 3, y: 0).r == 0 && turned.rgba(x: 3, y: 0).g == 0)
+        #expect(turned.rgba(x: 3, y: 5).r == 5 && turned.rgba(x: 0, y: 0).g == 3)
+        let half = frame.rotated(clockwise: 180)
+        #expect(half.rgba(x: 0, y: 0).r == 5 && half.rgba(x: 0, y: 0).g == 3)
+        let back = frame.rotated(clockwise: 270)
+        #expect(back.rgba(x: 0, y: 5).r == 0 && back.rgba(x: 0, y: 5).g == 0, "the top-left corner at the bottom left")
+        #expect(turned.rotated(clockwise: 270) == frame && half.rotated(clockwise: 180) == frame)
+        #expect(frame.rotated(clockwise: 360) == frame && frame.rotated(clockwise: -90) == back)
+    }
+
+    @Test("every plane of a subsampled frame turns with the picture, odd sizes included")
+    func subsampledRotation() {
+        for format in [PixelFormat.yuv420p, .nv12] {
+            var frame = VideoFrame(format: format, width: 7, height: 5, fill: [16, 128, 128])
+            // A bright luma pixel and a red chroma sample in the top-left corner.
+            frame.planes[0].bytes[0] = 235
+            frame.planes[format == .nv12 ? 1 : 2].bytes[format == .nv12 ? 1 : 0] = 240
+            let turned = frame.rotated(clockwise: 90)
+            #expect(turned.width == 5 && turned.height == 7, "\(format)")
+            for (index, plane) in turned.planes.enumerated() {
+                let size = format.planeSize(index, width: 5, height: 7)
+                #expect(plane.width == size.width && plane.height == size.height, "\(format) plane \(index)")
+            }
+            #expect(turned.luma(x: 4, y: 0) == 235, "\(format): luma corner at the top right")
+            let chroma = turned.planes[format == .nv12 ? 1 : 2]
+            let red = format == .nv12 ? chroma.bytes[(chroma.width - 1) * 2 + 1] : chroma.bytes[chroma.width - 1]
+            #expect(red == 240, "\(format): chroma corner at the top right")
+            #expect(turned.rotated(clockwise: 270) == frame, "\(format)")
+        }
+    }
+
 }
