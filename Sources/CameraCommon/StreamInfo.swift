@@ -25,7 +25,8 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     public var bitRate: Int?
     /// Stream duration when the container states one.
     public var duration: MediaTime?
-    /// Rotation in degrees from the display matrix (0, 90, 180, 270), 0 when absent.
+    /// Rotation in degrees from the display matrix (0, 90, 180, 270), 0 when absent: how far a
+    /// player turns the stored picture clockwise to show it.
     public var rotation: Int
     /// Codec configuration (e.g. H.264 avcC with SPS/PPS) needed to decode or remux.
     public var extradata: [UInt8]
@@ -48,6 +49,13 @@ public struct StreamInfo: Sendable, Hashable, Codable {
         self.duration = duration
         self.rotation = rotation
         self.extradata = extradata
+    }
+
+    /// The picture's size as a player shows it (``rotation`` applied: a quarter turn swaps width
+    /// and height); nil for a stream that is not video.
+    public var shownSize: (width: Int, height: Int)? {
+        guard let width, let height else { return nil }
+        return rotation % 180 == 90 ? (height, width) : (width, height)
     }
 
     /// Frames per second as a number, when known.

@@ -10,8 +10,10 @@ public final class VideoDecoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
-    private let converter: FrameConverter
+    private var converter: FrameConverter
     private var secondConverter: FrameConverter?
+    /// The size asked for at creation (nil: the stream's).
+    private let size: (width: Int, height: Int)?
     private let timeBase: AVRational
     private let every: Int
     /// The stream this decoder was made for.
@@ -43,7 +45,27 @@ public final class VideoDecoder {
     /// twice, for a reader that wants some frames larger than the rest (a rim a few pixels tall
     /// is looked for at twice the size the ball is followed at).
     public var secondSize: (width: Int, height: Int)? {
-        didSet { secondConverter = secondSize.map { FrameConverter(format: converter.format, size: $0) } }
+        didSet { makeConverters() }
+    }
+
+    /// Frames are handed out as a player shows them: turned clockwise by the stream's display
+    /// matrix (``StreamInfo/rotation``), as a phone records a portrait video, or a landscape one
+    /// held the other way up. The size asked for and ``secondSize`` are then the turned picture's.
+    /// Off by default: an editor keeps the matrix (``Remuxer``) or turns frames as it renders.
+    public var upright = false {
+        didSet { makeConverters() }
+    }
+
+    /// Clockwise degrees each frame is turned by before it is handed out.
+    private var turn: Int { upright ? stream.rotation : 0 }
+
+    /// Converters to the sizes asked for, as the stored picture is (a quarter turn swaps them).
+    private func makeConverters() {
+        let stored = { (size: (width: Int, height: Int)) in
+            self.turn % 180 == 90 ? (width: size.height, height: size.width) : size
+        }
+        converter = FrameConverter(format: converter.format, size: size.map(stored))
+        secondConverter = secondSize.map { FrameConverter(format: converter.format, size: stored($0)) }
     }
 
     private func applySkip() {
@@ -110,6 +132,7 @@ public final class VideoDecoder {
         self.packet = av_packet_alloc()
         self.frame = av_frame_alloc()
         self.converter = FrameConverter(format: format, size: size)
+        self.size = size
         self.timeBase = AVRational(num: 1, den: stream.timeBase)
         self.every = max(1, every)
         self.stream = stream
@@ -189,7 +212,11 @@ public final class VideoDecoder {
                 if let last = lastHandedOut, pts < last + interval, pts >= last { continue }
                 lastHandedOut = pts
             }
-            frames.append((try converter.convert(frame, pts: pts), try secondConverter?.convert(frame, pts: pts)))
+            let (first, second) = (
+                try converter.convert(frame, pts: pts), try secondConverter?.convert(frame, pts: pts)
+            )
+            frames.append(
+                turn == 0 ? (first, second) : (first.rotated(clockwise: turn), second?.rotated(clockwise: turn)))
         }
         return frames
     }

@@ -78,6 +78,41 @@ public enum TestMedia {
     }
 }
 
+extension TestMedia {
+    /// The video at `path` as a phone stores it when it was held turned: each frame turned
+    /// `degrees` counter-clockwise, with a display matrix that turns it back `degrees` clockwise
+    /// (a portrait recording is 90; a landscape one held the other way up, 180). Players and
+    /// ffmpeg show the same picture as `path`'s; a reader that ignores the matrix sees it turned.
+    /// Re-encoded in-process (x264 veryfast, crf 18, the source's frame rate), video only.
+    public static func storedTurned(_ path: String, to output: String, degrees: Int) throws -> String {
+        let reader = try MediaReader(.file(path))
+        guard let video = reader.videoStream, let width = video.width, let height = video.height else {
+            throw MediaError(.invalidArgument, operation: "turn \(path)", message: "the file has no video stream")
+        }
+        let decoder = try VideoDecoder(reader: reader, format: .yuv420p)
+        let (storedWidth, storedHeight) = degrees % 180 == 90 ? (height, width) : (width, height)
+        let encoder = try VideoEncoder(
+            settings: .init(
+                width: storedWidth, height: storedHeight, frameRate: video.frameRate ?? Rational(30, 1), crf: 18,
+                gopSize: 60, preset: "veryfast"))
+        var stream = encoder.stream
+        stream.rotation = ((degrees % 360) + 360) % 360
+        let writer = try MediaWriter(destination: .file(output), streams: [stream])
+        func write(_ frames: [VideoFrame]) throws {
+            for frame in frames {
+                for sample in try encoder.encode(frame.rotated(clockwise: 360 - stream.rotation)) {
+                    try writer.write(sample)
+                }
+            }
+        }
+        while let sample = try reader.nextSample() { try write(try decoder.decode(sample)) }
+        try write(try decoder.flush())
+        for sample in try encoder.finish() { try writer.write(sample) }
+        try writer.finish()
+        return output
+    }
+}
+
 /// A deterministic RGBA picture per frame index: smooth gradients plus a moving square, so a lossy
 /// codec keeps it recognisable and a test can compare pixels after a round trip.
 public enum SyntheticPattern {

@@ -59,10 +59,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The picture's size, for a rim box given in pixels and for the words when none is found.
-        let size = (try? MediaReader(.file(video)))?.videoStream.flatMap { stream in
-            stream.width.flatMap { width in stream.height.map { (width: width, height: $0) } }
-        }
+        // The picture's size as a player shows it (a phone's portrait video is stored turned), for a
+        // rim box given in pixels and for the words when none is found.
+        let size = (try? MediaReader(.file(video)))?.videoStream?.shownSize
         let given: RimGiven?
         do {
             given = try rim.map { text throws(MediaError) in try RimGiven(parsing: text, pixels: size) }

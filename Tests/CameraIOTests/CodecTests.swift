@@ -40,6 +40,49 @@ struct CodecTests {
         }
     }
 
+    @Test(
+        "upright: a video stored turned with a display matrix is handed out as players show it, at both sizes",
+        arguments: [90, 180, 270])
+    func upright(degrees: Int) throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.synthetic(in: folder.path, frameCount: 10, gopSize: 5)
+        let turned = try TestMedia.storedTurned(video.path, to: folder.file("turned.mp4"), degrees: degrees)
+        let reader = try MediaReader(.file(turned))
+        let stream = try #require(reader.videoStream)
+        #expect(stream.rotation == degrees)
+        let shown = try #require(stream.shownSize)
+        #expect(shown.width == video.width && shown.height == video.height)
+        // Asked for half the shown size, and a second size of the whole picture.
+        let decoder = try VideoDecoder(reader: reader, format: .rgba, size: (video.width / 2, video.height / 2))
+        decoder.upright = true
+        decoder.secondSize = (video.width, video.height)
+        var frames: [(frame: VideoFrame, second: VideoFrame?)] = []
+        while let sample = try reader.nextSample() { frames += try decoder.decodeAtBothSizes(sample) }
+        frames += try decoder.flushAtBothSizes()
+        #expect(frames.count == video.frameCount)
+        for (index, (frame, second)) in frames.enumerated() {
+            let original = SyntheticPattern.frame(index: index, width: video.width, height: video.height)
+            let whole = try #require(second)
+            #expect(frame.width == video.width / 2 && frame.height == video.height / 2)
+            #expect(whole.width == video.width && whole.height == video.height)
+            let psnr = SyntheticPattern.psnr(whole, original)
+            #expect(psnr > 30, "frame \(index) turned \(degrees)°: \(psnr) dB against the picture shown")
+        }
+        // Without it, the stored picture: turned, and unlike the one shown.
+        let storedReader = try MediaReader(.file(turned))
+        let stored = try VideoDecoder(reader: storedReader, format: .rgba)
+        var first: VideoFrame?
+        while first == nil, let sample = try storedReader.nextSample() { first = try stored.decode(sample).first }
+        if first == nil { first = try stored.flush().first }
+        let storedFrame = try #require(first)
+        #expect(storedFrame.width == stream.width && storedFrame.height == stream.height)
+        if degrees == 180 {
+            let psnr = SyntheticPattern.psnr(
+                storedFrame, SyntheticPattern.frame(index: 0, width: video.width, height: video.height))
+            #expect(psnr < 20, "the stored picture is upside down: \(psnr) dB")
+        }
+    }
+
     @Test("a second size: each picture decoded once is handed out at both sizes, as two decoders would")
     func secondSize() throws {
         let folder = try WorkingDirectory.temporary()

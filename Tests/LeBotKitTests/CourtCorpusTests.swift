@@ -81,6 +81,41 @@ import Testing
         try await check(seed: CourtCorpus.tuningSeeds[0], name: "handheld", handheld: true)
     }
 
+    /// A phone stores a portrait video, or a landscape one held the other way up, turned, with a
+    /// display matrix that players follow. LeBot read the stored picture: the same workout turned
+    /// 180° found 2 of 5 shots at a rim on the wrong side, and in portrait no hoop at all, with
+    /// pixel examples in a 720×1280 picture the user never saw (720p, sideLeft-4101). Read as it is
+    /// shown, the rim is where the user sees it and the shots are the untouched video's.
+    @Test func aPhonesTurnedVideoIsAnalysedAsItIsShown() throws {
+        let video = try #require(
+            try CourtCorpus.generate(
+                in: Corpus.folder + "/court-turned", seeds: [CourtCorpus.tuningSeeds[0]],
+                options: .init(placement: .sideLeft, width: 960, height: 540, events: 4)
+            ).first)
+        func scored(_ analysis: WorkoutAnalysis) -> (ShotScore<ShotEvent>, String) {
+            let score = ShotScore(
+                truth: video.events, shots: analysis.shots, release: \.releaseTime,
+                made: { $0.outcome == .indeterminate ? nil : $0.outcome == .make })
+            return (
+                score,
+                "rim \(analysis.rim) against \(video.rim); \(score.found)/\(score.attempts) found, \(score.correct) right, \(score.extra.count) extra"
+            )
+        }
+        let (original, said) = scored(try WorkoutAnalyzer(rim: nil).analyze(video.path))
+        #expect(original.found == original.attempts && original.correct == original.found, "\(said)")
+        for degrees in [90, 180] {
+            let path = try TestMedia.storedTurned(
+                video.path, to: Corpus.folder + "/court-turned/turned-\(degrees).mp4", degrees: degrees)
+            let analysis = try WorkoutAnalyzer(rim: nil).analyze(path)
+            let (turned, told) = scored(analysis)
+            #expect(rimError(analysis.rim, video.rim).isFound, "\(degrees)°: \(told)")
+            #expect(
+                turned.found == original.found && turned.correct == original.correct
+                    && turned.extra.count == original.extra.count,
+                "\(degrees)°: \(told); untouched: \(said)")
+        }
+    }
+
     /// The scene is 3D for real: the rim's box is where the projection puts it, narrower from the
     /// side at 45°, and the shooter stands on the side the placement names.
     @Test func placementsPutTheHoopWhereTheyName() throws {

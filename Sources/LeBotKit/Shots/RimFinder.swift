@@ -153,13 +153,16 @@ public struct RimFinder: Sendable {
         } else {
             reader = try MediaReader(.file(path))
         }
-        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+        guard let video = reader.videoStream, let (sourceWidth, sourceHeight) = video.shownSize,
             sourceWidth > 0, sourceHeight > 0
         else {
             throw MediaError(.invalidArgument, operation: operation, message: "the file has no video stream")
         }
         let (width, height) = Self.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: 1)
+        // The picture as the phone showed it: a portrait video, or one held the other way up, is
+        // stored turned, and the rim, a tap and the shots are where the user sees them.
+        decoder.upright = true
         let duration = reader.duration?.seconds
         var enough = false
         while !enough, let sample = try reader.nextSample() {

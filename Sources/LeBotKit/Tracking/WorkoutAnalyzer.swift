@@ -254,13 +254,16 @@ public struct WorkoutAnalyzer: Sendable {
         } else {
             reader = try MediaReader(source)
         }
-        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
+        guard let video = reader.videoStream, let (sourceWidth, sourceHeight) = video.shownSize,
             sourceWidth > 0, sourceHeight > 0
         else {
             throw MediaError(.invalidArgument, operation: "analyze \(path)", message: "the file has no video stream")
         }
         let (width, height) = RimFinder.decodedSize(sourceWidth, sourceHeight, atMost: analysisWidth)
         let decoder = try VideoDecoder(reader: reader, format: .yuv420p, size: (width, height), threads: threads)
+        // The picture as the phone showed it: a portrait video, or one held the other way up, is
+        // stored turned, and the rim, a tap and the shots are where the user sees them.
+        decoder.upright = true
         // The source's length, seconds, when known (a file; not a live stream).
         let duration = reader.duration?.seconds
         let ballTracker = BallTracker(configuration: tracker)
