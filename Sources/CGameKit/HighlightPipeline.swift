@@ -112,6 +112,9 @@ public final class HighlightPipeline: Sendable {
         // reference frames (at least every 4th with x264's defaults) still come faster than the
         // sampling rate. The rest are sampled by media time.
         let decoder = try VideoDecoder(reader: reader, streamIndex: video.index, format: .yuv420p)
+        // The picture as it is shown, where the profile's region is drawn: a phone's recording may
+        // be stored turned, with a display matrix (kept on the clips' stream copies).
+        decoder.upright = true
         let interval = MediaTime(seconds: 1 / max(0.1, config.detector.sampleRate) * 0.95)
         // A raw capture (x11grab's frames: ~110 MB a second at 720p30) is encoded to H.264 as it
         // is read, so the buffer holds its 30 s rather than half a second and clips are stream
@@ -123,7 +126,7 @@ public final class HighlightPipeline: Sendable {
         let rate = video.frameRate.flatMap { (1...120).contains($0.doubleValue) ? $0 : nil } ?? Rational(30, 1)
         var lastEncodedTick = Int.min
         var lastKeyframe: MediaTime?
-        if video.codec == "rawvideo" || config.reencodeVideo, let width = video.width, let height = video.height {
+        if video.codec == "rawvideo" || config.reencodeVideo, let (width, height) = video.shownSize {
             let made = try VideoEncoder(
                 settings: .init(
                     width: width & ~1, height: height & ~1, frameRate: rate, crf: 23,

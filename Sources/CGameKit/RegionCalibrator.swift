@@ -50,6 +50,8 @@ public enum RegionCalibrator {
                 .invalidArgument, operation: "calibrate \(source)", message: "the source has no video stream")
         }
         let decoder = try VideoDecoder(reader: reader, streamIndex: video.index, format: .yuv420p)
+        // The region found is of the picture as it is shown (a phone's recording may be stored turned).
+        decoder.upright = true
         decoder.minimumInterval = MediaTime(seconds: max(0.1, interval))
         // Sparse text anywhere, light or dark: the whole frame is one region.
         let options = RecognitionOptions(pageSegmentation: .automatic, polarity: .automatic)

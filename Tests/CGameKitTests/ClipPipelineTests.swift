@@ -72,6 +72,30 @@ let cgameBinary: String = {
         #expect(reopened.loadPendingClipMetadata().map(\.id).sorted() == summary.clips.map(\.id).sorted())
     }
 
+    /// A phone's screen recording may be stored turned, with a display matrix players follow: the
+    /// kill feed is then read where the profile's region is drawn on the picture as shown, the
+    /// clips (stream copies) keep the matrix, and the thumbnails are of the picture as shown.
+    @Test func aRecordingStoredTurnedIsReadAsItIsShown() throws {
+        let directory = try temporaryDirectory()
+        let video = try Self.gameplay(in: directory)
+        let turned = try TestMedia.storedTurned(video.path, to: directory + "/turned.mp4", degrees: 90)
+        let store = try PendingClipStore(root: directory + "/store")
+        let summary = try HighlightPipeline(
+            configuration: .init(
+                source: .file(turned), profile: ProfileLibrary.builtIn[0],
+                highlights: HighlightSettings(preRoll: 2, postRoll: 2, cooldown: 4))
+        ).run(store: store)
+        #expect(summary.events.count == 4, "\(summary.events.map(\.text))")
+        try #require(summary.clips.count == 2, "\(summary.failures)")
+        #expect(summary.clips[0].name == "Triple Kill" && summary.clips[1].name == "Kill")
+        for clip in summary.clips {
+            #expect(
+                try MediaReader(.file(clip.localPath)).videoStream?.rotation == 90, "a stream copy keeps the matrix")
+            let thumbnail = try ImageDecoder.load(try #require(clip.thumbnailPath), format: .rgba)
+            #expect(thumbnail.width == 640 && thumbnail.height == 360, "the picture as shown")
+        }
+    }
+
     @Test func keepingAClipMovesItsFilesAndEntry() throws {
         let directory = try temporaryDirectory()
         let video = try TestMedia.lavfi(in: directory, seconds: 2)
