@@ -93,7 +93,9 @@ enum EffectRenderer {
         progress: Terminal.ProgressBar
     ) throws -> Result {
         let reader = try MediaReader(source)
-        guard let video = reader.videoStream, let width = video.width, let height = video.height else {
+        // The picture as it is shown: a phone's video stored turned is rendered upright (text and
+        // overlays where the stack puts them on what the user sees), and written without a turn.
+        guard let video = reader.videoStream, let (width, height) = video.shownSize else {
             throw ValidationError("\(reader.source) has no video stream")
         }
         let frameRate = video.frameRate ?? Rational(30, 1)
@@ -104,10 +106,10 @@ enum EffectRenderer {
             ))
         var videoOut = encoder.stream
         videoOut.index = video.index
-        videoOut.rotation = video.rotation
         let audio = reader.audioStream
         let writer = try MediaWriter(destination: .file(output), streams: [videoOut] + (audio.map { [$0] } ?? []))
         let decoder = try VideoDecoder(reader: reader, format: .rgba)
+        decoder.upright = true
         let origin = reader.startTime ?? .zero
         let total = reader.duration?.seconds ?? 0
         var frames = 0

@@ -48,9 +48,8 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         let reader = try MediaReader(MediaSource(parsing: input), options: inputOptions.readerOptions())
-        guard let video = reader.videoStream, let sourceWidth = video.width, let sourceHeight = video.height,
-            sourceWidth > 0
-        else {
+        // Saved as the picture is shown (a phone's video may be stored turned), as ffmpeg saves it.
+        guard let video = reader.videoStream, let (sourceWidth, sourceHeight) = video.shownSize, sourceWidth > 0 else {
             throw ValidationError("\(reader.source) has no video stream")
         }
         var size: (width: Int, height: Int)?
@@ -59,6 +58,7 @@ struct Frames: ParsableCommand {
         }
         try WorkingDirectory.createDirectories(out)
         let decoder = try VideoDecoder(reader: reader, format: .rgba, size: size, every: every)
+        decoder.upright = true
         let bar = Terminal.ProgressBar("frames")
         let total = reader.duration?.seconds ?? 0
         var saved: [SavedFrame] = []

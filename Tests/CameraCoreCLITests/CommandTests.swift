@@ -50,6 +50,20 @@ struct CommandTests {
         #expect(files == ["frame-000000.png", "frame-000030.png", "frame-000060.png"])
     }
 
+    @Test("frames saves a phone's video stored turned as it is shown, as ffmpeg does")
+    func framesOfATurnedVideo() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.synthetic(in: folder.path, frameCount: 10)
+        let turned = try TestMedia.storedTurned(video.path, to: folder.file("portrait.mp4"), degrees: 90)
+        let frames = try run(["frames", turned, "--every", "5", "--out", folder.file("thumbs")])
+        #expect(frames.status == 0, "\(frames.stderr)")
+        let first = try ImageDecoder.load(folder.file("thumbs/frame-000000.png"), format: .rgba)
+        #expect(first.width == video.width && first.height == video.height)
+        let psnr = SyntheticPattern.psnr(
+            first, SyntheticPattern.frame(index: 0, width: video.width, height: video.height))
+        #expect(psnr > 30, "\(psnr) dB against the picture shown")
+    }
+
     @Test("errors name what was wrong and exit non-zero without crashing")
     func errors() throws {
         let missing = try run(["probe", "/no/such/file.mp4"])
@@ -106,6 +120,42 @@ struct EffectsCommandTests {
             "ffmpeg", ["-v", "error", "-i", output, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
         let chroma = raw[(320 * 240)...]
         #expect(chroma.allSatisfy { abs(Int($0) - 128) <= 3 })
+    }
+
+    @Test("a phone's video stored turned is styled as it is shown: the text lands where it does on the upright video")
+    func stackOnATurnedVideo() throws {
+        let folder = try WorkingDirectory.temporary()
+        let video = try TestMedia.synthetic(in: folder.path, frameCount: 10)
+        let turned = try TestMedia.storedTurned(video.path, to: folder.file("turned.mp4"), degrees: 90)
+        let stack = folder.file("stack.json")
+        try
+            ##"{"layers": [{"type": "text", "text": {"text": "GG", "font": "DejaVu Sans", "bold": true, "size": 0.3, "color": "#FFFFFF", "outlineColor": "#FFFFFF", "outlineWidth": 0, "x": 0.05, "y": 0.05}}]}"##
+            .write(toFile: stack, atomically: true, encoding: .utf8)
+        var shown: [[UInt8]] = []
+        for (source, name) in [(video.path, "upright.mp4"), (turned, "styled.mp4")] {
+            let result = try run(["effects", source, "--stack", stack, "-o", folder.file(name)])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try MediaReader(.file(folder.file(name))).videoStream?.rotation == 0)
+            // As a player shows it (ffmpeg turns by the matrix).
+            shown.append(
+                try Subprocess.runBinary(
+                    "ffmpeg",
+                    [
+                        "-v", "error", "-i", folder.file(name), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray",
+                        "-",
+                    ]
+                ))
+        }
+        try #require(shown[0].count == video.width * video.height && shown[1].count == shown[0].count)
+        // The text's white strokes, top left of the picture (nothing else in it is that bright):
+        // the same pixels in both.
+        let white = { (raw: [UInt8]) in Set(raw.indices.filter { raw[$0] > 245 }) }
+        let (upright, styled) = (white(shown[0]), white(shown[1]))
+        #expect(upright.count > 100)
+        #expect(
+            Double(upright.intersection(styled).count) >= 0.8 * Double(upright.union(styled).count),
+            "text pixels: \(upright.count) upright, \(styled.count) styled, \(upright.intersection(styled).count) shared"
+        )
     }
 
     @Test("a bad stack file is named with the field at fault, and nothing is written")
