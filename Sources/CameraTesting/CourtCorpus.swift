@@ -110,6 +110,10 @@ public enum CourtCorpus {
             "held out until the end of stop 56, scored once then (ten seeds), then a rim it boxed too narrow fixed: seen",
             Array(4301...4310)
         ),
+        (
+            "held out until stop 57, scored once then with stop 56's calls (ten seeds at 1280×720 30 fps; the first five at 1920×1080 60 fps too)",
+            Array(4401...4410)
+        ),
     ]
 
     public struct Options: Sendable {
