@@ -598,6 +598,50 @@ struct WebUITests {
         }
     }
 
+    /// A phone films in portrait and stores the picture turned, with a display matrix the browser
+    /// follows. The page shows the workout upright, so the rim LeBot found must be drawn on the
+    /// rim there, and the shots must be the ones the upright picture shows.
+    @Test(
+        "coach, a portrait video a phone stored turned: the rim box lands on the rim of the picture shown, every shot listed"
+    )
+    func coachPortraitVideoStoredTurned() async throws {
+        let workout = try Self.courtWorkout(.init(placement: .sideLeft, width: 720, height: 1280, events: 4))
+        let turned = try TestMedia.storedTurned(
+            workout.path, to: try temporaryDirectory() + "/portrait.mp4", degrees: 90)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("upright")
+
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "upright")
+            try await Self.tab(browser, "coach")
+            try await Self.analyse(browser, turned)
+            let shown =
+                try await browser.run(
+                    "const v = document.getElementById('workout-video'); return [v.videoWidth, v.videoHeight]")
+                as? [Int] ?? []
+            #expect(shown == [720, 1280], "the browser shows the picture upright: \(shown)")
+            let rim = try await Self.text(browser, "#workout-rim")
+            #expect(rim.hasPrefix("Rim found automatically by its orange"), "\(rim)")
+            let drawn = try #require(try await browser.placed("#rim-box", over: "#workout-video"))
+            #expect(abs(drawn.x - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
+            #expect(abs(drawn.y - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
+            let shots = workout.events.filter { ![.dribble, .pass].contains($0.kind) }
+            let rows = try await browser.run("return document.querySelectorAll('#shots tbody tr').length") as? Int ?? 0
+            #expect(rows == shots.count, "\(rows) shots listed, \(shots.count) taken")
+            // The chart has the picture's shape (arcs as they flew), kept to the screen's height.
+            let chart =
+                try await browser.run(
+                    "const c = document.getElementById('chart'); return [c.naturalWidth, c.naturalHeight, Math.round(c.getBoundingClientRect().height), window.innerHeight]"
+                ) as? [Int] ?? []
+            #expect(chart.count == 4 && chart[0] == 540 && chart[1] == 960, "chart \(chart)")
+            #expect(chart.count == 4 && chart[2] > 0 && Double(chart[2]) <= 0.61 * Double(chart[3]), "chart \(chart)")
+            #expect(try await browser.overflow() == 0)
+            _ = try await browser.run("document.getElementById('chart').scrollIntoView()")
+            try await browser.screenshot("coach-portrait", .phone)
+        }
+    }
+
     /// A workout whose video stops a second after the last shot left the hands, before it came
     /// down: that shot is listed as Unclear, and the page says why, so it does not read as LeBot
     /// failing to judge it.

@@ -35,6 +35,28 @@ extension BasketballCorpus.Video {
     var rimArgument: String { rim.map { String($0) }.joined(separator: ",") }
 }
 
+/// The shot chart has the picture's shape: drawn on a 16:9 panel, a phone's portrait video had
+/// its arcs stretched three times wider than they flew.
+@Test func theShotChartHasThePicturesShape() throws {
+    var analysis = WorkoutAnalysis(
+        source: "portrait.mp4", rim: try RimCalibration(x: 0.8, y: 0.44, width: 0.06, height: 0.02), duration: 10,
+        frames: 300, shots: [], processingSeconds: 1, detectorMillisecondsPerFrame: 1)
+    let unknown = ShotChart(analysis: analysis)
+    #expect((unknown.width, unknown.height) == (960, 540), "an analysis saved before the picture was kept")
+    analysis.picture = .init(width: 720, height: 1280)
+    let portrait = ShotChart(analysis: analysis)
+    #expect((portrait.width, portrait.height) == (540, 960))
+    #expect(portrait.svg().contains("width=\"540\" height=\"960\""))
+    // The rim's bar sits where the rim is on the picture: 0.8 of 540 px across, 0.44 of 960 down.
+    #expect(portrait.svg().contains("<rect x=\"432.0\" y=\"422.4\""), "\(portrait.svg().prefix(400))")
+    analysis.picture = .init(width: 1920, height: 1080)
+    let landscape = ShotChart(analysis: analysis)
+    #expect((landscape.width, landscape.height) == (960, 540))
+    // Kept in the JSON, and read back.
+    let decoded = try JSONDecoder().decode(WorkoutAnalysis.self, from: try JSONEncoder().encode(analysis))
+    #expect(decoded.picture == .init(width: 1920, height: 1080))
+}
+
 @Suite(.serialized) struct LeBotCommandTests {
     @Test func analyzePrintsShotsAsJSONAndDrawsTheChart() async throws {
         let video = try Corpus.videos.get()[1]

@@ -109,6 +109,7 @@ import Testing
             let analysis = try WorkoutAnalyzer(rim: nil).analyze(path)
             let (turned, told) = scored(analysis)
             #expect(rimError(analysis.rim, video.rim).isFound, "\(degrees)°: \(told)")
+            #expect(analysis.picture == .init(width: 960, height: 540), "\(degrees)°: the picture as shown")
             #expect(
                 turned.found == original.found && turned.correct == original.correct
                     && turned.extra.count == original.extra.count,

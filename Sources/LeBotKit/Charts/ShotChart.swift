@@ -10,10 +10,15 @@ public struct ShotChart: Sendable {
     public var width: Int
     public var height: Int
 
-    public init(analysis: WorkoutAnalysis, width: Int = 960, height: Int = 540) {
+    /// A chart `width` × `height` pixels; by default of the picture's shape
+    /// (``WorkoutAnalysis/picture``: a phone's portrait video gives a tall chart, so an arc keeps
+    /// the shape it had), 960 px on its longer side, or 960×540 when the shape is not known.
+    public init(analysis: WorkoutAnalysis, width: Int? = nil, height: Int? = nil) {
+        let shape = analysis.picture.map { Double($0.width) / Double(max(1, $0.height)) } ?? 16.0 / 9
+        let (longer, shorter) = (960, { (ratio: Double) in max(1, Int((960 * ratio).rounded())) })
         self.analysis = analysis
-        self.width = width
-        self.height = height
+        self.width = width ?? (shape >= 1 ? longer : shorter(shape))
+        self.height = height ?? (shape >= 1 ? shorter(1 / shape) : longer)
     }
 
     static func color(_ outcome: ShotOutcome) -> (r: Double, g: Double, b: Double) {

@@ -36,16 +36,27 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public var processingSeconds: Double
     /// Milliseconds per frame spent in the ball tracker and shot detector (decoding excluded).
     public var detectorMillisecondsPerFrame: Double
+    /// The video's picture as it is shown, pixels: what the fractions above are of (nil in analyses
+    /// saved before this was kept).
+    public var picture: Picture?
+
+    /// A picture's size, pixels.
+    public struct Picture: Sendable, Codable, Equatable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) { (self.width, self.height) = (width, height) }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case source, rim, rimFound, rimFitted, rimMoves, duration, frames, shots, attempts, makes, misses, indeterminate
-        case fieldGoalPercentage, cameraMovement, ballCue
+        case source, picture, rim, rimFound, rimFitted, rimMoves, duration, frames, shots, attempts, makes, misses
+        case indeterminate, fieldGoalPercentage, cameraMovement, ballCue
         case processingSeconds, detectorMillisecondsPerFrame
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(source, forKey: .source)
+        try container.encodeIfPresent(picture, forKey: .picture)
         try container.encode(rim, forKey: .rim)
         try container.encodeIfPresent(rimFound, forKey: .rimFound)
         try container.encodeIfPresent(rimFitted, forKey: .rimFitted)
@@ -67,6 +78,7 @@ public struct WorkoutAnalysis: Sendable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         source = try container.decode(String.self, forKey: .source)
+        picture = try container.decodeIfPresent(Picture.self, forKey: .picture)
         rim = try container.decode(RimCalibration.self, forKey: .rim)
         rimFound = try container.decodeIfPresent(RimFinder.Result.self, forKey: .rimFound)
         rimFitted = try container.decodeIfPresent(RimFinder.Fit.self, forKey: .rimFitted)
@@ -649,6 +661,7 @@ public struct WorkoutAnalyzer: Sendable {
         analysis.rimMoves = rimMoves
         analysis.cameraMovement = stabilizing?.largestMove
         analysis.ballCue = tellingBrightness ? .brightness : .colour
+        analysis.picture = .init(width: sourceWidth, height: sourceHeight)
         return analysis
     }
 }
