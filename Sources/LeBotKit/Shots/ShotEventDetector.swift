@@ -488,7 +488,12 @@ public final class ShotEventDetector {
                 // Unseen for as long as a track lives (six frames missed: 0.23 s at 30 fps), as a dim
                 // ball against a wall of nearly its colour is, it flew on all the same.
                 let flying = outOfSightAtTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.25)
-                guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + a.radius else { break }
+                // Climbing: no lower than a ball's radius under the point before it. A ball seen
+                // smaller in one of the two (half hidden, or half lit) has its blob's centre up to
+                // the part it lost off its own: sideLeft-4407's bank, seen at 2.8 px for a frame at
+                // its apex (4.4 px around it), sat 0.7 px too low and the release went there.
+                let slack = a.radius + abs(a.radius - b.radius)
+                guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + slack else { break }
                 releaseIndex -= 1
             }
             // Picked up in flight: its rise is another track's, ended just before, near it.
