@@ -220,24 +220,29 @@ public struct VideoFrame: Sendable, Equatable {
         return output
     }
 
-    /// Copies `plane` turned by `turns` quarter turns clockwise into `target` (of the turned size),
-    /// a pixel being one `Pixel`.
+    /// Copies `plane` turned by `turns` quarter turns clockwise into `target` (of the turned size,
+    /// rows packed), a pixel being one `Pixel`. Each source row is walked with a fixed step
+    /// through the target: a quarter turn puts row `y` in column `h − 1 − y`, top to bottom.
     private static func turn<Pixel>(_ plane: Plane, into target: inout Plane, turns: Int, as _: Pixel.Type) {
         let (w, h) = (plane.width, plane.height)
-        let (sourceStride, targetStride) = (plane.bytesPerRow, target.bytesPerRow)
+        let sourceStride = plane.bytesPerRow
+        let pitch = target.bytesPerRow / MemoryLayout<Pixel>.stride
         plane.bytes.withUnsafeBytes { source in
             target.bytes.withUnsafeMutableBytes { destination in
+                let to = destination.baseAddress!.assumingMemoryBound(to: Pixel.self)
                 for y in 0..<h {
                     let from = (source.baseAddress! + y * sourceStride).assumingMemoryBound(to: Pixel.self)
+                    // Where the row's first pixel lands, and how far on each next one does.
+                    let (start, step) =
+                        switch turns {
+                        case 1: (h - 1 - y, pitch)
+                        case 2: ((h - 1 - y) * pitch + w - 1, -1)
+                        default: ((w - 1) * pitch + y, -pitch)
+                        }
+                    var index = start
                     for x in 0..<w {
-                        // Where (x, y) lands: a quarter turn takes the top-left corner to the top right.
-                        let (nx, ny): (Int, Int) =
-                            switch turns {
-                            case 1: (h - 1 - y, x)
-                            case 2: (w - 1 - x, h - 1 - y)
-                            default: (y, w - 1 - x)
-                            }
-                        (destination.baseAddress! + ny * targetStride).assumingMemoryBound(to: Pixel.self)[nx] = from[x]
+                        to[index] = from[x]
+                        index += step
                     }
                 }
             }
