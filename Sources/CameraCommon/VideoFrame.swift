@@ -223,6 +223,7 @@ public struct VideoFrame: Sendable, Equatable {
     /// Copies `plane` turned by `turns` quarter turns clockwise into `target` (of the turned size,
     /// rows packed), a pixel being one `Pixel`. Each source row is walked with a fixed step
     /// through the target: a quarter turn puts row `y` in column `h − 1 − y`, top to bottom.
+    @inline(__always)
     private static func turn<Pixel>(_ plane: Plane, into target: inout Plane, turns: Int, as _: Pixel.Type) {
         let (w, h) = (plane.width, plane.height)
         let sourceStride = plane.bytesPerRow
