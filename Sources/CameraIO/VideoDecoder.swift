@@ -45,7 +45,7 @@ public final class VideoDecoder {
     /// twice, for a reader that wants some frames larger than the rest (a rim a few pixels tall
     /// is looked for at twice the size the ball is followed at).
     public var secondSize: (width: Int, height: Int)? {
-        didSet { makeConverters() }
+        didSet { secondConverter = secondSize.map { FrameConverter(format: converter.format, size: stored($0)) } }
     }
 
     /// Frames are handed out as a player shows them: turned clockwise by the stream's display
@@ -53,19 +53,18 @@ public final class VideoDecoder {
     /// held the other way up. The size asked for and ``secondSize`` are then the turned picture's.
     /// Off by default: an editor keeps the matrix (``Remuxer``) or turns frames as it renders.
     public var upright = false {
-        didSet { makeConverters() }
+        didSet {
+            converter = FrameConverter(format: converter.format, size: size.map(stored))
+            secondConverter = secondSize.map { FrameConverter(format: converter.format, size: stored($0)) }
+        }
     }
 
     /// Clockwise degrees each frame is turned by before it is handed out.
     private var turn: Int { upright ? stream.rotation : 0 }
 
-    /// Converters to the sizes asked for, as the stored picture is (a quarter turn swaps them).
-    private func makeConverters() {
-        let stored = { (size: (width: Int, height: Int)) in
-            self.turn % 180 == 90 ? (width: size.height, height: size.width) : size
-        }
-        converter = FrameConverter(format: converter.format, size: size.map(stored))
-        secondConverter = secondSize.map { FrameConverter(format: converter.format, size: stored($0)) }
+    /// A size asked for, as the stored picture is (a quarter turn swaps it).
+    private func stored(_ size: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        turn % 180 == 90 ? (width: size.height, height: size.width) : size
     }
 
     private func applySkip() {
@@ -215,8 +214,8 @@ public final class VideoDecoder {
             let (first, second) = (
                 try converter.convert(frame, pts: pts), try secondConverter?.convert(frame, pts: pts)
             )
-            frames.append(
-                turn == 0 ? (first, second) : (first.rotated(clockwise: turn), second?.rotated(clockwise: turn)))
+            // (No turn hands the frames back as they are.)
+            frames.append((first.rotated(clockwise: turn), second?.rotated(clockwise: turn)))
         }
         return frames
     }

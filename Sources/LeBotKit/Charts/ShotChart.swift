@@ -15,10 +15,11 @@ public struct ShotChart: Sendable {
     /// the shape it had), 960 px on its longer side, or 960×540 when the shape is not known.
     public init(analysis: WorkoutAnalysis, width: Int? = nil, height: Int? = nil) {
         let shape = analysis.picture.map { Double($0.width) / Double(max(1, $0.height)) } ?? 16.0 / 9
-        let (longer, shorter) = (960, { (ratio: Double) in max(1, Int((960 * ratio).rounded())) })
+        // 960 px on the longer side, the shorter by the shape.
+        let shorter = max(1, Int((960 * min(shape, 1 / shape)).rounded()))
         self.analysis = analysis
-        self.width = width ?? (shape >= 1 ? longer : shorter(shape))
-        self.height = height ?? (shape >= 1 ? shorter(1 / shape) : longer)
+        self.width = width ?? (shape >= 1 ? 960 : shorter)
+        self.height = height ?? (shape >= 1 ? shorter : 960)
     }
 
     static func color(_ outcome: ShotOutcome) -> (r: Double, g: Double, b: Double) {
