@@ -111,8 +111,12 @@ public enum CourtCorpus {
             Array(4301...4310)
         ),
         (
-            "held out until stop 57, scored once then with stop 56's calls (ten seeds at 1280×720 30 fps; the first five at 1920×1080 60 fps too)",
+            "held out until stop 57, scored once then with stop 56's calls (ten seeds at 1280×720 30 fps; the first five at 1920×1080 60 fps too), then two grey rims it missed fixed at stop 58: seen",
             Array(4401...4410)
+        ),
+        (
+            "held out until the end of stop 58, to be scored once then (ten seeds at 1280×720 30 fps, both colours; the first five at 1920×1080 60 fps, both colours)",
+            Array(4501...4510)
         ),
     ]
 
