@@ -63,15 +63,16 @@ extension RimFinder {
     }
 
     /// The backboard's inner square in `frames` (one picture, YUV 4:2:0, read through their
-    /// median): the largest pale patch enclosed by a thin line, in the upper part of the picture.
-    static func boardSquare(in frames: [VideoFrame], rules: SquareRules = .init()) -> BoardSquare? {
+    /// median): every pale patch enclosed by a thin line as the square is, in the upper part of the
+    /// picture, the largest first.
+    static func boardSquares(in frames: [VideoFrame], rules: SquareRules = .init()) -> [BoardSquare] {
         guard let first = frames.first,
             frames.allSatisfy({
                 $0.format == .yuv420p && $0.planes.count == 3 && $0.width == first.width && $0.height == first.height
             })
-        else { return nil }
+        else { return [] }
         let (width, height) = (first.planes[0].width, first.planes[0].height)
-        guard width >= 32, height >= 32 else { return nil }
+        guard width >= 32, height >= 32 else { return [] }
         // Smoothed over 3×3 pixels: a board in a dim gym is grainy, and grain two pixels apart
         // differs by more than ``SquareRules/flat`` where the board is flat.
         let luma = boxBlur(medianPlane(frames, 0), width: width, height: height)
@@ -96,7 +97,7 @@ extension RimFinder {
             }
         }
         let (labels, pieces) = label(board, width: width, height: height)
-        var best: BoardSquare?
+        var squares: [BoardSquare] = []
         for (index, piece) in pieces.enumerated() {
             let id = Int32(index + 1)
             let w = piece.w
@@ -169,14 +170,17 @@ extension RimFinder {
             // of text goes on much further.
             let outside = pieces[Int(surrounding) - 1]
             guard enclosed >= rules.enclosed, outside.maxX - outside.minX < rules.board * w,
-                outside.maxY - outside.minY < rules.board * h,
-                w * h > (best.map { $0.width * $0.height } ?? 0)
+                outside.maxY - outside.minY < rules.board * h
             else { continue }
-            best = BoardSquare(
-                x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed, sideOn: rules.sideOn,
-                line: topLines.sorted()[topLines.count / 2])
+            squares.append(
+                BoardSquare(
+                    x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed,
+                    sideOn: rules.sideOn, line: topLines.sorted()[topLines.count / 2]))
         }
-        return best
+        // The largest first (the first found of those the same size, as pieces are labelled).
+        return squares.enumerated().sorted {
+            ($0.element.width * $0.element.height, -$0.offset) > ($1.element.width * $1.element.height, -$1.offset)
+        }.map(\.element)
     }
 
     /// How sure a ring under a board's square must be (``Ring/score``): less than at a tap
@@ -188,8 +192,23 @@ extension RimFinder {
     /// The rim under the board's inner square in `frames`, or nil when there is no square or no
     /// ring is clear under it.
     static func ringUnderBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
+        for square in boardSquares(in: frames).prefix(squaresTried) {
+            if let ring = ring(under: square, frames: frames) { return (square, ring) }
+        }
+        return ringBesideBoard(in: frames)
+    }
+
+    /// How many of the pale patches enclosed as a square is (``boardSquares(in:rules:)``, the
+    /// largest first) a ring is looked for by, until one has one: the largest is not always the
+    /// board's. From the side a net's loops under a grey rim enclose a patch of pale wall as
+    /// large as a board's square turned far away (steel sideLeft-4407: 39×30 px, beside it the
+    /// square 19×46; no ring beside the net's, and no hoop found).
+    static let squaresTried = 3
+
+    /// The ring under `square` (found facing the camera) in `frames`, or nil when none is as
+    /// sure as ``ringUnderSquare``.
+    static func ring(under square: BoardSquare, frames: [VideoFrame]) -> Ring? {
         guard let first = frames.first else { return nil }
-        guard let square = boardSquare(in: frames) else { return ringBesideBoard(in: frames) }
         let (w, h) = (Double(first.width), Double(first.height))
         let (side, tall) = (Double(square.width), Double(square.height))
         // The rim's centre is level with the square's bottom or a little below it (a camera under
@@ -220,7 +239,7 @@ extension RimFinder {
         guard
             let point = try? RimPoint(
                 x: (Double(square.x) + side / 2) / w, y: min(1, (Double(square.y) + tall * 1.1) / h))
-        else { return ringBesideBoard(in: frames) }
+        else { return nil }
         var found = ring(near: point, frames: frames, search: search)
         // None clear: the rim hangs at the square's bottom line, and seen from behind or a little
         // below its far side can lie along that line (``RingSearch/paintedLine``). Only then, as
@@ -236,8 +255,8 @@ extension RimFinder {
             search.hollow = true
             found = ring(near: point, frames: frames, search: search)
         }
-        guard let ring = found, ring.score >= ringUnderSquare else { return ringBesideBoard(in: frames) }
-        return (square, ring)
+        guard let ring = found, ring.score >= ringUnderSquare else { return nil }
+        return ring
     }
 
     /// The rim beside a board seen from the side (``SquareRules/sideOnBoard``), or nil.
@@ -251,7 +270,16 @@ extension RimFinder {
     /// few pixels thick against a textured wall: lines measured two and three pixels across, and
     /// the ring must be hollow (``RingSearch/hollow``).
     static func ringBesideBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
-        guard let first = frames.first, let square = boardSquare(in: frames, rules: .sideOnBoard) else { return nil }
+        for square in boardSquares(in: frames, rules: .sideOnBoard).prefix(squaresTried) {
+            if let ring = ring(beside: square, frames: frames) { return (square, ring) }
+        }
+        return nil
+    }
+
+    /// The ring beside `square` (found side-on) in `frames`, or nil when none is as sure as
+    /// ``ringUnderSquare``.
+    static func ring(beside square: BoardSquare, frames: [VideoFrame]) -> Ring? {
+        guard let first = frames.first else { return nil }
         let (w, h) = (Double(first.width), Double(first.height))
         let tall = Double(square.height)
         let across = tall + 4
@@ -274,7 +302,7 @@ extension RimFinder {
             return ring(near: point, frames: frames, search: search)
         }
         guard let best = rings.max(by: { $0.score < $1.score }), best.score >= ringUnderSquare else { return nil }
-        return (square, best)
+        return best
     }
 
     /// `plane` (`width`×`height`) with each pixel the mean of the 3×3 around it (clipped at the edges).

@@ -12,7 +12,9 @@ import CameraIO
 /// A rim that is not orange (grey, rusty, dark red: most outdoor hoops) is found under the
 /// backboard's painted inner square instead (``ringUnderBoard(in:)``), where the board faces the
 /// camera enough to show it: at 45° or from behind; from the side, beside the square, which is
-/// then a narrow parallelogram (``ringBesideBoard(in:)``).
+/// then a narrow parallelogram (``ringBesideBoard(in:)``). A still orange bar is checked against
+/// that ring too: a grey rim in a warm light is orange along a part of its length, and the ring
+/// that holds the bar is the rim.
 ///
 /// ``Result/confidence`` (0–1) says how sure the finder is: shape, stability, net and board (for
 /// a rim under a square: how clearly the square is enclosed, and the ring). Below
@@ -105,17 +107,38 @@ public struct RimFinder: Sendable {
         }
 
         /// The rim in what was read: a still orange one, else one under the board's square; nil
-        /// when neither is as sure as ``minimumConfidence``.
+        /// when neither is as sure as ``minimumConfidence``. A still orange bar that is only a
+        /// part of the ring by the board's square (``isPart(_:of:width:height:)``) is a grey rim
+        /// orange in part: the ring is the rim.
         func result() -> Result? {
-            accumulator?.result(minimumConfidence: finder.minimumConfidence)
-                ?? finder.underBoard(in: start.frames, seen: accumulator)
+            guard let accumulator else { return finder.underBoard(in: start.frames, seen: nil) }
+            return accumulator.rim(minimumConfidence: finder.minimumConfidence) { part in
+                finder.underBoard(in: start.frames, seen: accumulator, part: part)
+            }
         }
+    }
+
+    /// Whether the orange bar `bar` is only a part of the rim `ring` found by the board's square
+    /// (both as fractions of a `width`×`height` picture): the ring is more than a quarter wider,
+    /// reaches to within a tenth of the bar's width of both its ends, and its middle is level with
+    /// the bar's (within a quarter of the bar's width). A grey rim in a warm light is orange along
+    /// part of its length (steel sideRight-4403: 44 of its 73 px, still in 90 % of frames, a net
+    /// under it and a board beside it; the ring beside the square 73 px wide, 2 px off). An orange
+    /// rim is all orange: on the 3D court's 466 seen videos of orange rims the ring by the square
+    /// was at most 1.15 times as wide as the bar.
+    static func isPart(_ bar: RimCalibration, of ring: RimCalibration, width: Int, height: Int) -> Bool {
+        let (w, h) = (Double(width), Double(height))
+        let end = 0.1 * bar.width
+        return ring.width > 1.25 * bar.width && ring.x <= bar.x + end
+            && ring.x + ring.width >= bar.x + bar.width - end
+            && abs((ring.y + ring.height / 2) - (bar.y + bar.height / 2)) * h <= 0.25 * bar.width * w
     }
 
     /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
     /// frames, as the fit at a tap reads them), when its ring is as sure as ``minimumConfidence``;
-    /// whether a net hangs under it, from the frames `seen` sampled over the video's start.
-    func underBoard(in start: [VideoFrame], seen: Accumulator?) -> Result? {
+    /// whether a net hangs under it, from the frames `seen` sampled over the video's start. `part`:
+    /// a still orange bar found first, which the evidence names.
+    func underBoard(in start: [VideoFrame], seen: Accumulator?, part: RimCalibration? = nil) -> Result? {
         guard let first = start.first, let (square, ring) = Self.ringUnderBoard(in: start) else { return nil }
         // Half the square (how much of it came back to one board), half the ring.
         let sides = square.sides.prefix(3).reduce(0, +) / 3
@@ -127,7 +150,7 @@ public struct RimFinder: Sendable {
         return Result(
             rim: rim, confidence: confidence, frames: max(seen?.frames ?? 0, start.count),
             evidence:
-                "no orange rim; a backboard's inner square \(square.width)×\(square.height) px\(square.sideOn ? " seen from the side" : ""), and \(square.sideOn ? "beside" : "under") it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
+                "\(part.map { "an orange bar \(Int(($0.width * Double(first.width)).rounded())) px wide, only a part of the ring" } ?? "no orange rim"); a backboard's inner square \(square.width)×\(square.height) px\(square.sideOn ? " seen from the side" : ""), and \(square.sideOn ? "beside" : "under") it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
             netBelow: net, underBoard: true)
     }
 
@@ -296,6 +319,17 @@ public struct RimFinder: Sendable {
 
         /// How far down the picture a rim's centre may be, as a fraction of its height.
         static let lowestRimCentre = 0.6
+
+        /// The rim: the still orange bar (``result(minimumConfidence:)``) unless it is only a part
+        /// of the ring that `board` finds by the backboard's square
+        /// (``RimFinder/isPart(_:of:width:height:)``), then that ring; with no bar, what `board`
+        /// finds. `board` is handed the bar, for its evidence to name.
+        func rim(minimumConfidence: Double, board: (_ part: RimCalibration?) -> Result?) -> Result? {
+            guard let orange = result(minimumConfidence: minimumConfidence) else { return board(nil) }
+            guard let ring = board(orange.rim), RimFinder.isPart(orange.rim, of: ring.rim, width: width, height: height)
+            else { return orange }
+            return ring
+        }
 
         /// The best rim candidate, or nil when none reaches `minimumConfidence`.
         public func result(minimumConfidence: Double) -> Result? {
