@@ -274,6 +274,13 @@ extension RimFinder {
         // measured against): a ball or a hand passing the rim in one frame is left out.
         var readings = [Int](repeating: 0, count: frames.count)
         func median(_ plane: Int, _ x: Int, _ y: Int) -> Int {
+            if frames.count == 3 {
+                // Three frames (``FitFrames``): their median without a sort.
+                let (a, b, c) = (frames[0].planes[plane], frames[1].planes[plane], frames[2].planes[plane])
+                return Int(
+                    Self.median(
+                        a.bytes[y * a.bytesPerRow + x], b.bytes[y * b.bytesPerRow + x], c.bytes[y * c.bytesPerRow + x]))
+            }
             for (index, frame) in frames.enumerated() {
                 let bytes = frame.planes[plane]
                 readings[index] = Int(bytes.bytes[y * bytes.bytesPerRow + x])
