@@ -110,6 +110,40 @@ struct VideoFrameTests {
         #expect(frame.rotated(clockwise: 360) == frame && frame.rotated(clockwise: -90) == back)
     }
 
+    @Test("a frame many tiles wide turns pixel for pixel, every pixel size")
+    func wideRotation() {
+        for format in [PixelFormat.gray8, .rgba, .nv12] {
+            let (width, height) = (101, 67)
+            var frame = VideoFrame(format: format, width: width, height: height, fill: [0, 0, 0, 0])
+            for index in frame.planes.indices {
+                for offset in frame.planes[index].bytes.indices {
+                    frame.planes[index].bytes[offset] = UInt8(
+                        truncatingIfNeeded: offset &* 31 &+ index &* 7 &+ offset >> 8)
+                }
+            }
+            let quarter = frame.rotated(clockwise: 90)
+            let threeQuarters = frame.rotated(clockwise: 270)
+            for index in frame.planes.indices {
+                let (source, turned, back) = (frame.planes[index], quarter.planes[index], threeQuarters.planes[index])
+                let pixel = format.bytesPerPixel(plane: index)
+                var wrong = 0
+                for y in 0..<source.height {
+                    for x in 0..<source.width {
+                        for byte in 0..<pixel {
+                            let value = source.bytes[y * source.bytesPerRow + x * pixel + byte]
+                            // Clockwise, (x, y) goes to (h − 1 − y, x); anticlockwise to (y, w − 1 − x).
+                            let right = turned.bytes[x * turned.bytesPerRow + (source.height - 1 - y) * pixel + byte]
+                            let left = back.bytes[(source.width - 1 - x) * back.bytesPerRow + y * pixel + byte]
+                            if right != value || left != value { wrong += 1 }
+                        }
+                    }
+                }
+                #expect(wrong == 0, "\(format) plane \(index)")
+            }
+            #expect(quarter.rotated(clockwise: 270) == frame, "\(format)")
+        }
+    }
+
     @Test("every plane of a subsampled frame turns with the picture, odd sizes included")
     func subsampledRotation() {
         for format in [PixelFormat.yuv420p, .nv12] {
