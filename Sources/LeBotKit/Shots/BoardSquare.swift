@@ -62,41 +62,61 @@ extension RimFinder {
         }
     }
 
-    /// The backboard's inner square in `frames` (one picture, YUV 4:2:0, read through their
-    /// median): every pale patch enclosed by a thin line as the square is, in the upper part of the
-    /// picture, the largest first.
-    static func boardSquares(in frames: [VideoFrame], rules: SquareRules = .init()) -> [BoardSquare] {
-        guard let first = frames.first,
-            frames.allSatisfy({
-                $0.format == .yuv420p && $0.planes.count == 3 && $0.width == first.width && $0.height == first.height
-            })
-        else { return [] }
-        let (width, height) = (first.planes[0].width, first.planes[0].height)
-        guard width >= 32, height >= 32 else { return [] }
-        // Smoothed over 3×3 pixels: a board in a dim gym is grainy, and grain two pixels apart
-        // differs by more than ``SquareRules/flat`` where the board is flat.
-        let luma = boxBlur(medianPlane(frames, 0), width: width, height: height)
-        let cb = medianPlane(frames, 1)
-        let cr = medianPlane(frames, 2)
-        let chromaColumns = first.planes[1].width
-        // Pale, flat, colourless board.
-        var board = [Bool](repeating: false, count: width * height)
-        for y in 0..<height {
-            for x in 0..<width {
-                let centre = Int(luma[y * width + x])
-                guard centre >= rules.pale else { continue }
-                let chroma = (y / 2) * chromaColumns + x / 2
-                guard abs(Int(cb[chroma]) - 128) <= rules.colourless, abs(Int(cr[chroma]) - 128) <= rules.colourless
-                else { continue }
-                let left = Int(luma[y * width + max(0, x - 2)])
-                let right = Int(luma[y * width + min(width - 1, x + 2)])
-                let up = Int(luma[max(0, y - 2) * width + x])
-                let down = Int(luma[min(height - 1, y + 2) * width + x])
-                board[y * width + x] =
-                    max(abs(centre - left), abs(centre - right), abs(centre - up), abs(centre - down)) < rules.flat
+    /// The pale, flat, colourless board in `frames` (one picture, YUV 4:2:0, read through their
+    /// median; ``SquareRules/pale``, ``SquareRules/flat``, ``SquareRules/colourless``), in pieces:
+    /// what ``boardSquares(in:rules:)`` looks for squares in, facing the camera and from the side.
+    struct BoardPicture {
+        let width: Int
+        let height: Int
+        let board: [Bool]
+        /// Per pixel, its piece's number (0: not board), and the pieces (``label(_:width:height:)``).
+        let labels: [Int32]
+        let pieces: [Accumulator.Shape]
+
+        init?(_ frames: [VideoFrame], rules: SquareRules = .init()) {
+            guard let first = frames.first,
+                frames.allSatisfy({
+                    $0.format == .yuv420p && $0.planes.count == 3 && $0.width == first.width
+                        && $0.height == first.height
+                })
+            else { return nil }
+            let (width, height) = (first.planes[0].width, first.planes[0].height)
+            guard width >= 32, height >= 32 else { return nil }
+            // Smoothed over 3×3 pixels: a board in a dim gym is grainy, and grain two pixels apart
+            // differs by more than ``SquareRules/flat`` where the board is flat.
+            let luma = boxBlur(medianPlane(frames, 0), width: width, height: height)
+            let cb = medianPlane(frames, 1)
+            let cr = medianPlane(frames, 2)
+            let chromaColumns = first.planes[1].width
+            var board = [Bool](repeating: false, count: width * height)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let centre = Int(luma[y * width + x])
+                    guard centre >= rules.pale else { continue }
+                    let chroma = (y / 2) * chromaColumns + x / 2
+                    guard abs(Int(cb[chroma]) - 128) <= rules.colourless,
+                        abs(Int(cr[chroma]) - 128) <= rules.colourless
+                    else { continue }
+                    let left = Int(luma[y * width + max(0, x - 2)])
+                    let right = Int(luma[y * width + min(width - 1, x + 2)])
+                    let up = Int(luma[max(0, y - 2) * width + x])
+                    let down = Int(luma[min(height - 1, y + 2) * width + x])
+                    board[y * width + x] =
+                        max(abs(centre - left), abs(centre - right), abs(centre - up), abs(centre - down))
+                        < rules.flat
+                }
             }
+            (self.width, self.height, self.board) = (width, height, board)
+            (labels, pieces) = label(board, width: width, height: height)
         }
-        let (labels, pieces) = label(board, width: width, height: height)
+    }
+
+    /// The backboard's inner square in `picture`: every pale patch enclosed by a thin line as the
+    /// square is, in the upper part of the picture, the largest first.
+    static func boardSquares(in picture: BoardPicture, rules: SquareRules = .init()) -> [BoardSquare] {
+        let (width, height, board, labels, pieces) = (
+            picture.width, picture.height, picture.board, picture.labels, picture.pieces
+        )
         var squares: [BoardSquare] = []
         for (index, piece) in pieces.enumerated() {
             let id = Int32(index + 1)
@@ -192,10 +212,11 @@ extension RimFinder {
     /// The rim under the board's inner square in `frames`, or nil when there is no square or no
     /// ring is clear under it.
     static func ringUnderBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
-        for square in boardSquares(in: frames).prefix(squaresTried) {
+        guard let picture = BoardPicture(frames) else { return nil }
+        for square in boardSquares(in: picture).prefix(squaresTried) {
             if let ring = ring(under: square, frames: frames) { return (square, ring) }
         }
-        return ringBesideBoard(in: frames)
+        return ringBesideBoard(in: frames, picture: picture)
     }
 
     /// How many of the pale patches enclosed as a square is (``boardSquares(in:rules:)``, the
@@ -269,8 +290,8 @@ extension RimFinder {
     /// 0.1 to 0.6 below, half-widths 0.55–1.0 of the height plus 4 px. The ring there is a tube a
     /// few pixels thick against a textured wall: lines measured two and three pixels across, and
     /// the ring must be hollow (``RingSearch/hollow``).
-    static func ringBesideBoard(in frames: [VideoFrame]) -> (square: BoardSquare, ring: Ring)? {
-        for square in boardSquares(in: frames, rules: .sideOnBoard).prefix(squaresTried) {
+    static func ringBesideBoard(in frames: [VideoFrame], picture: BoardPicture) -> (square: BoardSquare, ring: Ring)? {
+        for square in boardSquares(in: picture, rules: .sideOnBoard).prefix(squaresTried) {
             if let ring = ring(beside: square, frames: frames) { return (square, ring) }
         }
         return nil

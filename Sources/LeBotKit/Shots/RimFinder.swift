@@ -12,7 +12,7 @@ import CameraIO
 /// A rim that is not orange (grey, rusty, dark red: most outdoor hoops) is found under the
 /// backboard's painted inner square instead (``ringUnderBoard(in:)``), where the board faces the
 /// camera enough to show it: at 45° or from behind; from the side, beside the square, which is
-/// then a narrow parallelogram (``ringBesideBoard(in:)``). A still orange bar is checked against
+/// then a narrow parallelogram (``ringBesideBoard(in:picture:)``). A still orange bar is checked against
 /// that ring too: a grey rim in a warm light is orange along a part of its length, and the ring
 /// that holds the bar is the rim.
 ///
