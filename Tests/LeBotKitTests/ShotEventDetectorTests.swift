@@ -438,6 +438,39 @@ import Testing
         #expect(abs((events.first?.releaseTime ?? 0) - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
     }
 
+    /// sideRight-4405's short: the shot leaves through the top of the picture far out from the rim,
+    /// and comes back down through it nearer, first under the number of a track that had followed
+    /// a shoe on the floor and jumped from it to the top edge, then under a new one. The jump is no
+    /// ball rising out of the picture: the new track is the flight that left, and the shot is
+    /// counted, from its release.
+    @Test func aTrackThatJumpsToTheTopEdgeIsNotTheFlightThatLeftThere() {
+        let detector = detector()
+        var events: [ShotEvent] = []
+        for frame in 0..<110 {
+            let (time, t) = (1 + Double(frame) / 30, Double(frame - 8))
+            var seen: [BallObservation] = []
+            // aShotThatLeavesThroughTheTopIsFollowedBackIn's flight (above the picture from frame 10
+            // to 24), the ball 6 px: back in at frame 25 under the shoe's track 3, on under track 4.
+            var (x, y) = (20.0, 150.0)
+            if t > 30 {
+                (x, y) = (216, 60 + (t - 30) * 5)
+            } else if t > 0 {
+                (x, y) = (20 + 6.53 * t, 150 - 21 * t + 0.6 * t * t)
+            }
+            if frame < 70, y >= 0, y < 180 {
+                let track = t < 17 ? 1 : t < 27 ? 3 : 4
+                seen.append(BallObservation(time: time, x: x, y: y, radius: 6, track: track, confidence: 1))
+            }
+            // The shoe, still on the floor until frame 22.
+            if t < 23 { seen.append(BallObservation(time: time, x: 60, y: 170, radius: 4, track: 3, confidence: 1)) }
+            events += detector.process(seen, time: time)
+        }
+        #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
+        let release: Double = 1 + 8.0 / 30
+        let found: Double = events.first?.releaseTime ?? 0
+        #expect(abs(found - release) <= 1.5 / 30, "\(events.map(\.releaseTime))")
+    }
+
     /// A dark ball against a dark ceiling is lost near the top of its flight (sideLeft-3403): seen
     /// climbing until it is still left of the zone over the rim, then for 0.4 s not at all, then
     /// again past its apex, under another track number, at about the height where it was lost and

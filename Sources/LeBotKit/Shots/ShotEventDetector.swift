@@ -389,7 +389,7 @@ public final class ShotEventDetector {
         let rising = points.suffix(6)
         // Seen smaller than it is as it went (cut by the edge, broken up): its size before says.
         let size = rising.map(\.radius).max() ?? last.radius
-        guard nearTop(last, radius: size) else { return false }
+        guard nearTop(last, radius: size), isOneFlight(rising) else { return false }
         guard let first = rising.first, last.time - first.time > 0.05, first.y > last.y else { return false }
         let going = whereItWasGoing(rising, at: ball.time)
         if ball.radius < size * configuration.recededAbove {
@@ -408,9 +408,20 @@ public final class ShotEventDetector {
         else { return false }
         let rising = points.suffix(6)
         guard rising.count >= 4, let first = rising.first, last.time - first.time > 0.05,
-            first.y - last.y >= rimWidth / 2
+            first.y - last.y >= rimWidth / 2, isOneFlight(rising)
         else { return false }
         return abs(ball.x - whereItWasGoing(rising, at: ball.time)) < rimWidth * 2 && abs(ball.y - last.y) < rimWidth
+    }
+
+    /// Whether `points` are one ball's flight: each no further from the one before than a ball
+    /// flies in the time between (a rim width a frame at 30 fps, as ``begin(_:time:)`` walks
+    /// back). A track that jumped onto something else is not: sideRight-4405's short left through
+    /// the top 6.5 rim widths out and came back down 0.6 s later, first as a track that had
+    /// followed a shoe and jumped from it to the top edge (346 px in 0.23 s). That jump passed for
+    /// a ball rising out of the picture; the next track was taken for its return, and the flight
+    /// it came back from was lost: no shot.
+    private func isOneFlight(_ points: ArraySlice<BallObservation>) -> Bool {
+        zip(points, points.dropFirst()).allSatisfy { a, b in b.distance(from: a) < rimWidth * (b.time - a.time) * 30 }
     }
 
     /// Where across the picture the ball of `points` would be at `time`, at its speed across over
