@@ -222,10 +222,7 @@ public struct VideoFrame: Sendable, Equatable {
 
     /// Copies `plane` turned by `turns` quarter turns clockwise into `target` (of the turned size,
     /// rows packed), a pixel being one `Pixel`. Each source row is walked with a fixed step
-    /// through the target: a quarter turn puts row `y` in column `h − 1 − y`, top to bottom. A
-    /// quarter turn writes down the target's columns, one cache line per pixel; walked a tile of
-    /// ``turnTile`` rows and columns at a time, the lines a tile writes are still cached when the
-    /// next source row writes beside them.
+    /// through the target: a quarter turn puts row `y` in column `h − 1 − y`, top to bottom.
     @inline(__always)
     private static func turn<Pixel>(_ plane: Plane, into target: inout Plane, turns: Int, as _: Pixel.Type) {
         let (w, h) = (plane.width, plane.height)
@@ -234,33 +231,24 @@ public struct VideoFrame: Sendable, Equatable {
         plane.bytes.withUnsafeBytes { source in
             target.bytes.withUnsafeMutableBytes { destination in
                 let to = destination.baseAddress!.assumingMemoryBound(to: Pixel.self)
-                // Where row `y`'s first pixel lands, and how far on each next one does.
-                func place(_ y: Int) -> (start: Int, step: Int) {
-                    switch turns {
-                    case 1: (h - 1 - y, pitch)
-                    case 2: ((h - 1 - y) * pitch + w - 1, -1)
-                    default: ((w - 1) * pitch + y, -pitch)
-                    }
-                }
-                let tile = turns == 2 ? w : turnTile
-                for left in stride(from: 0, to: w, by: max(1, tile)) {
-                    let right = min(w, left + tile)
-                    for y in 0..<h {
-                        let from = (source.baseAddress! + y * sourceStride).assumingMemoryBound(to: Pixel.self)
-                        let (start, step) = place(y)
-                        var index = start + left * step
-                        for x in left..<right {
-                            to[index] = from[x]
-                            index += step
+                for y in 0..<h {
+                    let from = (source.baseAddress! + y * sourceStride).assumingMemoryBound(to: Pixel.self)
+                    // Where the row's first pixel lands, and how far on each next one does.
+                    let (start, step) =
+                        switch turns {
+                        case 1: (h - 1 - y, pitch)
+                        case 2: ((h - 1 - y) * pitch + w - 1, -1)
+                        default: ((w - 1) * pitch + y, -pitch)
                         }
+                    var index = start
+                    for x in 0..<w {
+                        to[index] = from[x]
+                        index += step
                     }
                 }
             }
         }
     }
-
-    /// Source columns a quarter turn copies at a time (``turn(_:into:turns:as:)``).
-    private static let turnTile = 32
 
     /// The crop of a normalised rectangle (0...1 in both axes, origin top-left), e.g. a kill-feed region.
     public func cropped(normalized rect: NormalizedRect) throws(MediaError) -> VideoFrame {
