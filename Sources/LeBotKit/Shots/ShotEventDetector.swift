@@ -421,7 +421,13 @@ public final class ShotEventDetector {
     /// a ball rising out of the picture; the next track was taken for its return, and the flight
     /// it came back from was lost: no shot.
     private func isOneFlight(_ points: ArraySlice<BallObservation>) -> Bool {
-        zip(points, points.dropFirst()).allSatisfy { a, b in b.distance(from: a) < rimWidth * (b.time - a.time) * 30 }
+        zip(points, points.dropFirst()).allSatisfy { flies(from: $0, to: $1) }
+    }
+
+    /// Whether a ball can have flown from `a` to `b`: no further than a rim width a frame (at 30
+    /// fps) in the time between.
+    private func flies(from a: BallObservation, to b: BallObservation) -> Bool {
+        b.distance(from: a) < rimWidth * (b.time - a.time) * 30
     }
 
     /// Where across the picture the ball of `points` would be at `time`, at its speed across over
@@ -483,8 +489,7 @@ public final class ShotEventDetector {
                 let a = points[releaseIndex - 1]
                 let b = points[releaseIndex]
                 // Moving (`BallObservation.moved(since:)`), and not further than a ball flies (the
-                // track jumped to it from something else).
-                let step = (b.time - a.time) * 30
+                // track jumped to it from something else: ``flies(from:to:)``).
                 // Out of sight above the picture in between: one flight (`flightLostAtTheTop`).
                 let size = max(a.radius, b.radius)
                 let outOfSightAtTheTop =
@@ -504,7 +509,7 @@ public final class ShotEventDetector {
                 // the part it lost off its own: sideLeft-4407's bank, seen at 2.8 px for a frame at
                 // its apex (4.4 px around it), sat 0.7 px too low and the release went there.
                 let slack = a.radius + abs(a.radius - b.radius)
-                guard flying, b.distance(from: a) < rimWidth * step, b.y <= a.y + slack else { break }
+                guard flying, flies(from: a, to: b), b.y <= a.y + slack else { break }
                 releaseIndex -= 1
             }
             // Picked up in flight: its rise is another track's, ended just before, near it.
@@ -533,10 +538,9 @@ public final class ShotEventDetector {
             guard let last = points.last, !joined.contains(last.track), last.time < point.time,
                 point.time - last.time < 0.2, last.time > since, last.y > point.y
             else { return nil }
-            let moved = point.distance(from: last)
             // Not a ball whose own shot was decided since (a rebound on its way down).
             let start = max(since, decidedTracks[last.track] ?? -Double.infinity)
-            return moved < rimWidth * (point.time - last.time) * 30 && last.time > start
+            return flies(from: last, to: point) && last.time > start
                 ? points.filter { $0.time > start } : nil
         }
         return Self.latest(candidates, near: point)
