@@ -115,8 +115,12 @@ public enum CourtCorpus {
             Array(4401...4410)
         ),
         (
-            "held out until the end of stop 58, to be scored once then (ten seeds at 1280×720 30 fps, both colours; the first five at 1920×1080 60 fps, both colours)",
+            "held out until the end of stop 58, scored once then (ten seeds at 1280×720 30 fps, both colours; the first five at 1920×1080 60 fps, both colours), then its faults read at stop 59: seen",
             Array(4501...4510)
+        ),
+        (
+            "held out until the end of stop 59, to be scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            Array(4601...4610)
         ),
     ]
 
