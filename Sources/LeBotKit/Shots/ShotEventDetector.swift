@@ -424,6 +424,9 @@ public final class ShotEventDetector {
         zip(points, points.dropFirst()).allSatisfy { flies(from: $0, to: $1) }
     }
 
+    /// Slack for a time between two frames compared with a whole number of frames (``begin(_:time:)``).
+    static let frameTimeSlack = 0.001
+
     /// Whether a ball can have flown from `a` to `b`: no further than a rim width a frame (at 30
     /// fps) in the time between.
     private func flies(from a: BallObservation, to b: BallObservation) -> Bool {
@@ -499,8 +502,12 @@ public final class ShotEventDetector {
                     || b.track != a.track && b.moved(since: a)
                         && reappearsNearItsApex(b, after: points[..<releaseIndex])
                 // Within 0.1 s of the apex a ball barely moves up or down, and flying towards or away
-                // from the camera (45°) barely across either: it is in the air all the same.
-                let atTheApex = points[apexIndex].time - a.time <= 0.1
+                // from the camera (45°) barely across either: it is in the air all the same. Three
+                // frames at 30 fps are 0.1 s, but frame times are frame numbers over the rate, rounded:
+                // 525/30 − 522/30 is 0.10000000000000142 (behind-4502's air ball: its release was put
+                // at the apex, 0.5 s late), 30/30 − 27/30 is 0.09999999999999998. A millisecond's
+                // slack makes it the three frames every time.
+                let atTheApex = points[apexIndex].time - a.time <= 0.1 + Self.frameTimeSlack
                 // Unseen for as long as a track lives (six frames missed: 0.23 s at 30 fps), as a dim
                 // ball against a wall of nearly its colour is, it flew on all the same.
                 let flying = outOfSightAtTheTop || ((atTheApex || b.moved(since: a)) && b.time - a.time < 0.25)
