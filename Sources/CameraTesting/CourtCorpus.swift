@@ -119,7 +119,7 @@ public enum CourtCorpus {
             Array(4501...4510)
         ),
         (
-            "held out until the end of stop 59, to be scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            "held out until the end of stop 59, scored once then with a tracker rule taken back after (ten seeds at 1280×720 30 fps, both colours; its faults printed)",
             Array(4601...4610)
         ),
     ]
