@@ -424,9 +424,6 @@ public final class ShotEventDetector {
         zip(points, points.dropFirst()).allSatisfy { flies(from: $0, to: $1) }
     }
 
-    /// Slack for a time between two frames compared with a whole number of frames (``begin(_:time:)``).
-    static let frameTimeSlack = 0.001
-
     /// Whether a ball can have flown from `a` to `b`: no further than a rim width a frame (at 30
     /// fps) in the time between.
     private func flies(from a: BallObservation, to b: BallObservation) -> Bool {
@@ -472,6 +469,10 @@ public final class ShotEventDetector {
     private func shotStarting(among balls: some Sequence<BallObservation>, time: Double) -> Attempt? {
         balls.lazy.filter(startsAttempt).compactMap { self.begin($0, time: time) }.first
     }
+
+    /// Slack for a time between two frames compared with a whole number of frames (the walk back
+    /// in ``begin(_:time:)``: frame times are frame numbers over the rate, rounded).
+    static let frameTimeSlack = 0.001
 
     /// The attempt `ball` starts, from where it left the hands; nil when its climb was not one
     /// flight — walking back from its highest point stops at once (the track jumped there, or the
