@@ -1,3 +1,4 @@
+import CGameKit
 import CameraCommon
 import CameraTestPeers
 import CameraTesting
@@ -195,6 +196,64 @@ struct CaptureAttackTests {
         // A point off the picture is refused before the session starts.
         let off = try await server.request(.GET, "/api/lebot/live?rim=1.5,0.5", token: user.token)
         #expect(off.status == 400 && off.text.contains("rim"), "\(off.text)")
+    }
+
+    @Test(
+        "a 30 fps WebM capture sent at a page's pace: its double kill is one clip that keeps every frame in its span, evenly timed, whatever the machine's speed"
+    )
+    func captureKeepsEveryFrame() async throws {
+        // What the Chromium test cannot pin down: a tab's capture rate follows the machine's load
+        // (30 fps idle, 12–23 with both cores busy), so there the clip's frames are the browser's.
+        // Here the WebM's 30 fps are fixed: a clip of only the frames read for kill messages
+        // (10 a second), of keyframes, or with a still would show.
+        let folder = try temporaryDirectory()
+        let profile = ProfileLibrary.builtIn[0]
+        let game = try GameplayCorpus.make(
+            in: folder, name: "game.mp4", region: profile.region,
+            feed: [
+                .init(type: "Kill", text: "Ninja eliminated Bot42", start: 8, end: 11.5),
+                .init(type: "Kill", text: "Ninja eliminated Raven", start: 10, end: 13.5),
+            ], seconds: 18)
+        let webm = folder + "/game.webm"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-i", game.path, "-c:v", "libvpx", "-b:v", "2M", "-deadline", "realtime",
+                "-cpu-used", "8", webm,
+            ])
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        // Sent as a page sends it, at the pace it is recorded (an 18 s video in 18 s).
+        let messages = try Self.webmMessages(webm)
+        let (paced, pacer) = AsyncStream<WebSocketMessage>.makeStream()
+        let pacing = Task {
+            let start = ContinuousClock.now
+            for (index, message) in messages.enumerated() {
+                try await Task.sleep(until: start + .seconds(18 * Double(index) / Double(messages.count)))
+                pacer.yield(message)
+            }
+            pacer.finish()
+        }
+        defer { pacing.cancel() }
+        let log = try await Self.capture(
+            server, token: user.token, seconds: 90, path: "/api/highlights/capture?game=\(profile.name)", later: paced)
+        #expect(log.types.first == "started" && log.types.last == "done", "\(log.notes)")
+        let clips = try await server.request(.GET, "/api/clips", token: user.token).array
+        #expect(clips.map { $0["name"] as? String } == ["Double Kill"], "\(clips)")
+        for clip in clips {
+            let id = try #require(clip["id"] as? String)
+            let file = try await server.request(.GET, "/api/clips/\(id)/file", token: user.token)
+            let path = folder + "/\(id).mp4"
+            try Data(file.body).write(to: URL(fileURLWithPath: path))
+            let probe = try FFprobeReport.read(path)
+            let seconds = probe.formatDuration ?? 0
+            let times = probe.videoFrames.map(\.pts).sorted()
+            let longestStill = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .infinity
+            #expect(probe.videoCodec == "h264" && (9.5...12.5).contains(seconds), "\(seconds) s: \(clip)")
+            #expect(abs(Double(times.count) - seconds * 30) <= 3, "\(times.count) frames in \(seconds) s")
+            #expect(longestStill < 0.05, "a still of \(longestStill) s")
+        }
     }
 
     @Test("bytes that are not WebM (a playlist naming a file, noise) end the capture in words; nothing is saved")
