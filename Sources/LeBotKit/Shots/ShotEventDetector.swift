@@ -442,11 +442,22 @@ public final class ShotEventDetector {
     /// near its apex, when `ball` is where it would be seen again (the latest such).
     private func flightLostAtTheTop(before ball: BallObservation) -> [BallObservation]? {
         Self.latest(
-            history.values.filter {
+            history.values.compactMap { Self.ended($0, before: ball) }.filter {
                 comesBackFromAbove(ball, after: $0[...]) || reappearsNearItsApex(ball, after: $0[...])
             },
             near: ball
         )
+    }
+
+    /// A track's points before `ball`'s frame, when it was last seen before that frame, or in it
+    /// on something smaller than `ball` (nil otherwise). A ball's blob split in two near its apex
+    /// is followed by two tracks in that frame: the old one on the smaller piece, a new one on the
+    /// ball (the turned portrait tuning video at 9.87 s: 0.004 and 0.008 of the width); the old
+    /// one's flight up to that frame is the new one's. A new track on the smaller piece is not given it.
+    static func ended(_ track: [BallObservation], before ball: BallObservation) -> [BallObservation]? {
+        guard let last = track.last, last.time < ball.time || last.time == ball.time && last.radius < ball.radius
+        else { return nil }
+        return last.time < ball.time ? track : track.filter { $0.time < ball.time }
     }
 
     private func startsAttempt(_ ball: BallObservation) -> Bool {
@@ -542,8 +553,9 @@ public final class ShotEventDetector {
     /// further from it than a ball flies in that time and below it (the ball was rising): the same
     /// ball, tracked under another number before a track jump or a frame it was not seen in.
     private func earlierFlight(before point: BallObservation, since: Double, joined: Set<Int>) -> [BallObservation]? {
-        let candidates = history.values.compactMap { points -> [BallObservation]? in
-            guard let last = points.last, !joined.contains(last.track), last.time < point.time,
+        let candidates = history.values.compactMap { track -> [BallObservation]? in
+            guard let points = Self.ended(track, before: point), let last = points.last, !joined.contains(last.track),
+                last.time < point.time,
                 point.time - last.time < 0.2, last.time > since, last.y > point.y
             else { return nil }
             // Not a ball whose own shot was decided since (a rebound on its way down).
