@@ -45,6 +45,7 @@ extension BallObservation {
 /// Per frame, on the 4:2:0 chroma plane (a quarter of the pixels): pixels that are orange now but
 /// were not orange in a slowly updated background model are candidates — this keeps the orange rim
 /// and a wooden floor out, and survives lighting changes, which move luma far more than chroma.
+/// A faint orange counts where the luma changed a lot too (a dark ball's colour is faint).
 /// Candidates form blobs (connected components); blobs are kept when their size fits the radius
 /// limits and they are round enough (fill of their box, aspect, allowing for motion blur). Blobs
 /// are joined into tracks with a constant-acceleration prediction (a ball in flight follows a
@@ -60,7 +61,11 @@ public final class BallTracker {
         /// dim gym sits barely off neutral (Cr 141, Cb 117), in a bright one far off (Cr 188, Cb 70).
         public var minimumRedness = 6
         public var minimumBlueness = 3
-        /// How far (|ΔCb| + |ΔCr|) a pixel's chroma must be from the background model's to be new.
+        /// How far (|ΔCb| + |ΔCr|) a pixel's chroma must be from the background model's to be new;
+        /// half as far where its luma left the background's by ``minimumLumaChange`` too. A dark
+        /// ball's colour is faint: in a dim gym (sideLeft-4501 on the 3D court) the ball in flight,
+        /// blurred, was 6–12 from the pale wall's chroma and 84 below its luma, and was seen only
+        /// near its apex, where it slowed.
         public var minimumChange = 14
         /// Once a flight has been followed, blobs whose colour is further than this (|ΔCb| + |ΔCr|)
         /// from the ball's learned colour are not balls (a skin tone, a shirt).
@@ -70,7 +75,8 @@ public final class BallTracker {
         /// Frames a track survives without a detection.
         public var maximumMissedFrames = 6
         /// How far a pixel's luma must be from the background model's to be new when the ball is
-        /// told by its brightness (``BallTracker/byBrightness``).
+        /// told by its brightness (``BallTracker/byBrightness``), or for a faint orange to be new
+        /// (``minimumChange``).
         public var minimumLumaChange = 30
         public init() {}
     }
@@ -241,8 +247,17 @@ public final class BallTracker {
                                             let i = y * cw + x
                                             let u = Float(cbBytes[rowCb + x])
                                             let v = Float(crBytes[rowCr + x])
-                                            // Luma is read, and its background kept, only by brightness.
-                                            let l = byBrightness ? Float(yBytes[rowY + x * 2]) : 0
+                                            let l = Float(yBytes[rowY + x * 2])
+                                            /// Whether this pixel is new against the background at `n`.
+                                            /// By colour: its chroma moved by `change`, or by half that
+                                            /// where its luma moved as far as by brightness (a dark
+                                            /// ball's colour is faint: ``Configuration/minimumChange``).
+                                            func isNew(against n: Int) -> Bool {
+                                                if byBrightness { return abs(l - bgY[n]) >= lumaChange }
+                                                let moved = abs(v - bgCr[n]) + abs(u - bgCb[n])
+                                                return moved >= change
+                                                    || moved >= change / 2 && abs(l - bgY[n]) >= lumaChange
+                                            }
                                             let red = v - 128
                                             let blue = 128 - u
                                             var candidate: Bool
@@ -250,11 +265,11 @@ public final class BallTracker {
                                                 // Anything but the sky's blue or the grass's green, in the
                                                 // picture the frame still shows.
                                                 candidate =
-                                                    abs(l - bgY[i]) >= lumaChange && blue > -8 && red > -8
+                                                    isNew(against: i) && blue > -8 && red > -8
                                                     && columns.contains(x) && rows.contains(y)
                                             } else {
                                                 let orange = red >= redness && blue >= blueness && red * 2 >= blue
-                                                candidate = orange && abs(v - bgCr[i]) + abs(u - bgCb[i]) >= change
+                                                candidate = orange && isNew(against: i)
                                             }
                                             if candidate, heldStill {
                                                 // Not new when a neighbour's background had this colour
@@ -263,12 +278,7 @@ public final class BallTracker {
                                                 search: for ny in max(0, y - 1)...min(ch - 1, y + 1) {
                                                     for nx in max(0, x - 1)...min(cw - 1, x + 1)
                                                     where nx != x || ny != y {
-                                                        let n = ny * cw + nx
-                                                        let same =
-                                                            byBrightness
-                                                            ? abs(l - bgY[n]) < lumaChange
-                                                            : abs(v - bgCr[n]) + abs(u - bgCb[n]) < change
-                                                        if same {
+                                                        if !isNew(against: ny * cw + nx) {
                                                             candidate = false
                                                             break search
                                                         }
@@ -281,7 +291,7 @@ public final class BallTracker {
                                             let r = candidate ? rate * 0.1 : rate
                                             bgCb[i] += (u - bgCb[i]) * r
                                             bgCr[i] += (v - bgCr[i]) * r
-                                            if byBrightness { bgY[i] += (l - bgY[i]) * r }
+                                            bgY[i] += (l - bgY[i]) * r
                                         }
                                     }
                                 }
