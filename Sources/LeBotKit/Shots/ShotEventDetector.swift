@@ -766,7 +766,10 @@ public final class ShotEventDetector {
     private func voteFromBehind(_ attempt: Attempt, centre: Double) -> Bool {
         if let angle = attempt.crossing?.angle { behindVotes += angle >= configuration.steepEntry ? 1 : -1 }
         let away = abs(attempt.release.x - centre) / rimWidth
-        behindVotes += away < 3 ? 1 : away > 5 ? -1 : 0
+        // Far from the rim in the picture is the side only for a ball that did not fly away from
+        // the camera: behind a shooter on the wing, the release is as far off (the tuning seed's
+        // behind-1: 6 rim widths), and the ball shrinks on its way.
+        behindVotes += away < 3 ? 1 : away > 5 && !flewAway(attempt) ? -1 : 0
         return behindVotes > 0
     }
 
@@ -963,11 +966,25 @@ public final class ShotEventDetector {
     /// sizes seen against the middle of the last six before the rim, within
     /// ``Configuration/acrossSizeRatio``.
     func acrossTheView(_ attempt: Attempt) -> Bool {
-        guard let crossing = attempt.crossing else { return false }
+        guard let crossing = attempt.crossing, let sizes = sizes(attempt, until: crossing.time) else { return false }
+        return sizes.early <= sizes.late * configuration.acrossSizeRatio
+    }
+
+    /// Whether the ball was seen clearly smaller late in its flight (up to the rim line when it came
+    /// down through it) than as it left the hands, by ``acrossTheView(_:)``'s measure: it flew away
+    /// from the camera.
+    func flewAway(_ attempt: Attempt) -> Bool {
+        guard let sizes = sizes(attempt, until: attempt.crossing?.time ?? .infinity) else { return false }
+        return sizes.early > sizes.late * configuration.acrossSizeRatio
+    }
+
+    /// The middle of the first six sizes the attempt saw and of the last six up to `until`; nil
+    /// when either has fewer than three.
+    private func sizes(_ attempt: Attempt, until: Double) -> (early: Double, late: Double)? {
         let early = attempt.points.prefix(6).map(\.radius).sorted()
-        let late = attempt.points.filter { $0.time <= crossing.time }.suffix(6).map(\.radius).sorted()
-        guard early.count >= 3, late.count >= 3 else { return false }
-        return early[early.count / 2] <= late[late.count / 2] * configuration.acrossSizeRatio
+        let late = attempt.points.filter { $0.time <= until }.suffix(6).map(\.radius).sorted()
+        guard early.count >= 3, late.count >= 3 else { return nil }
+        return (early[early.count / 2], late[late.count / 2])
     }
 
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
