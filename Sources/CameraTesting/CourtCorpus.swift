@@ -122,6 +122,10 @@ public enum CourtCorpus {
             "held out until the end of stop 59, scored once then with a tracker rule taken back after (ten seeds at 1280×720 30 fps, both colours; its faults printed)",
             Array(4601...4610)
         ),
+        (
+            "held out until the end of stop 60, named before it was rendered (five seeds at 1280×720 30 fps, both colours)",
+            Array(4701...4705)
+        ),
     ]
 
     public struct Options: Sendable {
