@@ -555,7 +555,6 @@ public final class ShotEventDetector {
     private func earlierFlight(before point: BallObservation, since: Double, joined: Set<Int>) -> [BallObservation]? {
         let candidates = history.values.compactMap { track -> [BallObservation]? in
             guard let points = Self.ended(track, before: point), let last = points.last, !joined.contains(last.track),
-                last.time < point.time,
                 point.time - last.time < 0.2, last.time > since, last.y > point.y
             else { return nil }
             // Not a ball whose own shot was decided since (a rebound on its way down).
