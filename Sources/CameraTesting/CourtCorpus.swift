@@ -123,7 +123,7 @@ public enum CourtCorpus {
             Array(4601...4610)
         ),
         (
-            "held out until the end of stop 60, named before it was rendered (five seeds at 1280×720 30 fps, both colours)",
+            "held out until the end of stop 60, scored once then (five seeds at 1280×720 30 fps, both colours; its three faults printed)",
             Array(4701...4705)
         ),
     ]
