@@ -589,8 +589,9 @@ import Testing
 
     /// Near its apex the ball's blob splits in two for a frame: the track that followed it takes
     /// the smaller piece and ends, a new track takes the ball (the turned portrait tuning video at
-    /// 9.87 s: the rim-out was not found). The new track's flight began in the old one's. (Split
-    /// 8 frames before the apex, the release was put 4–9 frames late; 4–8, the shot was lost.)
+    /// 9.87 s: the rim-out was not found). The new track's flight began in the old one's. (Without
+    /// that, split 4 or 8 frames before the apex the shot was lost; 12 or 16, its release was put
+    /// 4 or 8 frames late.)
     @Test func aBallWhoseTrackEndsOnAPieceOfItNearTheApexIsStillOneShot() {
         let (events, release) = Self.shotFromTheHands(detector(), split: (at: 24, newTrackOnTheBall: true))
         #expect(events.map(\.outcome) == [.make], "\(events.map(\.reason))")
