@@ -16,6 +16,13 @@ public struct FFprobeReport: Sendable {
     public var rotation: Int?
     public var videoCodec: String?
 
+    /// The longest time between two video frames next to each other in presentation order (a
+    /// still, as a viewer sees it); infinity with fewer than two frames.
+    public var longestVideoGap: Double {
+        let times = videoFrames.map(\.pts).sorted()
+        return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .infinity
+    }
+
     /// Runs `ffprobe -show_frames` (decoding every frame) on `path`.
     public static func read(_ path: String) throws -> FFprobeReport {
         let output = try Subprocess.run(
