@@ -5,7 +5,7 @@ import LeBotKit
 /// LeBot's accuracy on the 3D court corpus (``CourtCorpus``): `lebot analyze VIDEO --json` with no
 /// `--rim`, per camera placement, on the tuning seeds and, beside them, on the held-out seeds. The
 /// videos are rendered once into `--work` (1280×720, 30 fps, 6 events each, or `--court-format`)
-/// and reused.
+/// and reused; each analysis is kept beside its video (`VIDEO.analysis.json`).
 ///
 /// Not a speed case: this is the table of how often the rim is found, shots are found and judged
 /// right, and how many shots are invented, that issue 18's goals are written against.
@@ -120,7 +120,7 @@ enum CourtBench {
                         tally.rims += 1
                     } else {
                         details.append(
-                            "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)))"
+                            "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)); \(analysis.rimFound?.evidence ?? "no rim found by itself")"
                         )
                     }
                     let scored = ShotScore<ShotEvent>(
@@ -261,6 +261,8 @@ enum CourtBench {
         DispatchQueue.concurrentPerform(iterations: videos.count) { index in
             let result = Result<WorkoutAnalysis, any Error> {
                 let run = try Subprocess.run(lebot, ["analyze", videos[index].path, "--json"])
+                // Kept beside the video, so a fault can be read without analysing it again.
+                try? Data(run.stdout.utf8).write(to: URL(fileURLWithPath: videos[index].path + ".analysis.json"))
                 return try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8))
             }
             results.set(index, result)
