@@ -246,6 +246,29 @@ enum RimSeeds {
         #expect(found(barAt: 40) != nil, "a bar a rim width down should still pass for a rim")
     }
 
+    /// An orange line one chroma pixel tall and 40 wide, up where a rim hangs, with white all
+    /// round, in a 640×360 picture (under a sixth of its width): thinner than any rim looks, even
+    /// edge-on, so not one (3D court, sideRight-4608: such a line near the picture's edge was
+    /// taken for the rim). Twice as tall (20:1), a rim seen nearly level could look like it.
+    @Test func anOrangeLineThinnerThanARimsTubeIsNotARim() throws {
+        func found(rows: Int) -> RimFinder.Result? {
+            var frame = VideoFrame(format: .yuv420p, width: 640, height: 360, fill: [200, 128, 128])
+            for y in 120..<120 + rows {
+                for x in 300..<380 {
+                    frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 110
+                    frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 118
+                    frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 152
+                }
+            }
+            var accumulator = RimFinder.Accumulator(width: 640, height: 360)
+            for _ in 0..<5 { accumulator.add(frame) }
+            return accumulator.result(minimumConfidence: 0.5)
+        }
+        #expect(found(rows: 2) == nil, "\(found(rows: 2)?.evidence ?? "")")
+        let level = try #require(found(rows: 4), "a line 20 times as wide as it is tall should pass for a rim")
+        #expect(level.evidence.hasPrefix("an orange bar 80×4 px"), "\(level.evidence)")
+    }
+
     /// A grey ring (no orange anywhere) under a backboard's painted square, 640×360: a white
     /// board 160×120 px on a `wall` of that luma, a dark square outline 60×52 px (4 px lines) on
     /// it, the ring 60×8 px centred at (315, 148), 3 px under the square's bottom line and left of

@@ -344,6 +344,13 @@ public struct RimFinder: Sendable {
                 // away, closer than a shot's flight fits in the picture; wider bars are stripes on a
                 // wall or the floor's edge.
                 guard shape.w >= max(4, columns / 60), shape.w <= columns / 6, aspect >= 2 else { continue }
+                // Nor thinner than a rim can look: its tube (2 cm on a 48 cm ring) makes it at
+                // least a 24th of its width tall even seen edge-on, and from below a phone sees
+                // it as an ellipse far taller. A still orange line a 30th of its width tall or
+                // less is paint or a seam (3D court, sideRight-4608: a line 152×2 px near the
+                // picture's edge, taken for the rim in both colours; rims found on the seen slices
+                // were 6:1 or rounder).
+                guard shape.w <= 30 * shape.h else { continue }
                 // A bar that runs out of the side of the picture goes on beyond it (a stripe, the
                 // floor's edge), and a rim cut by the picture's edge could not be watched anyway.
                 guard shape.minX > 0, shape.maxX < columns - 1 else { continue }
