@@ -394,6 +394,37 @@ import Testing
         #expect(rolledIn.map(\.outcome) == [.make], "\(rolledIn.map(\.reason))")
     }
 
+    /// A ball that came down on the rim's top and bounced up and away beyond it, out of the side
+    /// of the picture, did not go in: a miss that says so (3D court, side view from the left: three
+    /// such rim-outs were "lost sight of the ball near the rim", indeterminate). The same bounce
+    /// lost in the picture (behind the board, say) could still drop in: that stays indeterminate.
+    /// The ball rises from the hands at (120, 150) to its apex at (180, 20), comes down to the
+    /// rim's top at (210, 52) (its line is at 60, at x 200–232), then goes up and right 6 px a
+    /// frame; `lostAt`: its x where it is seen last (320 − 2: its blob reaches the picture's edge).
+    static func bounceAway(_ detector: ShotEventDetector, lostAt: Double) -> [ShotEvent] {
+        flight(detector, frames: 8 + 31 + 20) { t, time in
+            let (x, y): (Double, Double)
+            if t < 0 {
+                (x, y) = (120, 150)
+            } else if t <= 20 {
+                (x, y) = (120 + 3 * t, 150 - 130 * (1 - (1 - t / 20) * (1 - t / 20)))
+            } else if t <= 30 {
+                (x, y) = (180 + 3 * (t - 20), 20 + 32 * (t - 20) * (t - 20) / 100)
+            } else {
+                (x, y) = (210 + 6 * (t - 30), 52 - 3 * (t - 30) + 0.15 * (t - 30) * (t - 30))
+            }
+            return x <= lostAt ? BallObservation(time: time, x: x, y: y, radius: 4, track: 1, confidence: 1) : nil
+        }.events
+    }
+
+    @Test func aBallThatBouncesOffTheRimOutOfTheSideOfThePictureIsAMiss() {
+        let out = Self.bounceAway(detector(), lostAt: 318)
+        #expect(out.map(\.outcome) == [.miss], "\(out.map(\.reason))")
+        #expect(out.first?.reason == "left the picture on the right, away from the rim", "\(out.map(\.reason))")
+        let lost = Self.bounceAway(detector(), lostAt: 270)
+        #expect(lost.map(\.outcome) == [.indeterminate], "\(lost.map(\.reason))")
+    }
+
     /// A ball falling through the net's box changes the pixels where it is and where it was; the
     /// tracker loses it behind the cords for a frame or two. Neither is the net swinging: the ball
     /// fell past a still net (a long off the board from the side), which is a miss.
@@ -979,6 +1010,46 @@ func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
     let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
     // Within 0.1 s: the two frames at the release see the ball half hidden by the hands.
     #expect(abs(points[start].time - 20.833) <= 0.1, "release at \(points[start].time) s, truly 20.833 s")
+}
+
+/// A clean make from the side (sideLeft-4606, as the tracker saw it at 640×360; released at
+/// 21.633 s, first seen a frame later): 0.27 s before its apex the tracker saw only a piece of the
+/// ball, 3 px across where it is 7, its centre a few pixels above the ball's; the frame after, none.
+/// That piece bent the curve fitted near the apex, and the release was put at 22.0 s, 0.37 s late:
+/// scored as a shot missed and an extra one. Left out, the release is where the track begins.
+@Test func aPieceOfTheBallNearItsApexDoesNotMoveTheRelease() {
+    let tracked: [(time: Double, x: Double, y: Double, radius: Double)] = [
+        (21.667, 256.2, 169.0, 7.3), (21.700, 264.7, 154.0, 7.7), (21.733, 271.6, 140.8, 7.0),
+        (21.767, 279.9, 127.8, 8.0), (21.800, 287.2, 115.8, 7.8), (21.833, 295.0, 104.5, 7.7),
+        (21.867, 303.0, 93.4, 7.3), (21.900, 310.8, 83.0, 7.2), (21.933, 318.5, 74.5, 7.1),
+        (21.967, 325.6, 66.9, 7.2), (22.000, 333.6, 60.4, 7.0), (22.033, 340.4, 46.7, 3.0),
+        (22.100, 354.2, 41.6, 6.9), (22.133, 362.1, 38.0, 7.3), (22.167, 368.8, 33.9, 7.2),
+        (22.200, 377.2, 31.1, 6.7), (22.233, 384.1, 29.4, 7.2), (22.267, 390.4, 28.6, 7.4),
+        (22.300, 398.1, 27.8, 7.5),
+    ]
+    let points = tracked.map {
+        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: 143, confidence: 0.9)
+    }
+    let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
+    #expect(abs(points[start].time - 21.633) <= 0.1, "release at \(points[start].time) s, truly 21.633 s")
+}
+
+/// A bank from 45° on the right (angledRight-4606, as the tracker saw it at 640×360; released at
+/// 5.4 s): the walk back from the ball's highest point so far took in pieces of it in the hands,
+/// 3–4 px across where it is 13–25. Too short a flight to fit a curve to, the release was put at
+/// the first of them, 0.4 s early: scored as a shot missed and an extra one. A piece is never the
+/// release: it is at the first whole ball.
+@Test func aFlightTooShortToFitDoesNotStartOnAPieceOfTheBall() {
+    let tracked: [(time: Double, x: Double, y: Double, radius: Double, track: Int)] = [
+        (5.0, 334, 325, 2.5, 19), (5.133, 310, 293, 2.8, 20), (5.167, 303, 292, 4.4, 20), (5.2, 296, 281, 3.4, 20),
+        (5.333, 307, 212, 25.3, 25), (5.367, 293, 211, 21.1, 25), (5.4, 293, 206, 21.0, 25),
+        (5.467, 284, 155, 13.1, 25), (5.5, 279, 139, 12.9, 25),
+    ]
+    let points = tracked.map {
+        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: $0.track, confidence: 0.8)
+    }
+    let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
+    #expect(abs(points[start].time - 5.4) <= 0.1, "release at \(points[start].time) s, truly 5.4 s")
 }
 
 /// The net's motion is the same at 60 fps as at 30: a net swinging at one speed moves half as far
