@@ -2,8 +2,9 @@ import CameraCommon
 import CameraIO
 import CameraTesting
 import Foundation
-import LeBotKit
 import Testing
+
+@testable import LeBotKit
 
 /// How close a found rim is to the true one: centre error and width ratio, in rim widths.
 func rimError(_ found: RimCalibration, _ truth: [Double]) -> RimScore {
@@ -497,6 +498,21 @@ enum RimSeeds {
         #expect(found.score.isFound, "\(found.said)")
         #expect(found.result.evidence.contains("only a part of the ring"), "\(found.said)")
         #expect(found.result.underBoard == true, "\(found.said)")
+    }
+
+    /// A short lit part of a grey rim is its tube's top, above the ring's middle by more than a
+    /// quarter of its own width: steel sideRight-4608 (seen, stop 61), as the finder found them at
+    /// 1280×720, an orange bar 16 px wide 11 px above the middle of the ring beside the square,
+    /// 72 px wide, is a part of it. An orange rim as wide as the ring is not a part of it, nor is
+    /// the short bar 30 px above the ring.
+    @Test func aShortLitPartOfAGreyRimAboveItsMiddleIsAPartOfTheRing() throws {
+        let bar = try RimCalibration(x: 0.20625, y: 0.35289, width: 0.0125, height: 0.022)
+        let ring = try RimCalibration(x: 0.18002, y: 0.37017, width: 0.0559, height: 0.01911)
+        #expect(RimFinder.isPart(bar, of: ring, width: 1280, height: 720))
+        let whole = try RimCalibration(x: 0.181, y: 0.368, width: 0.052, height: 0.022)
+        #expect(!RimFinder.isPart(whole, of: ring, width: 1280, height: 720))
+        let high = try RimCalibration(x: 0.20625, y: 0.35289 - 19.0 / 720, width: 0.0125, height: 0.022)
+        #expect(!RimFinder.isPart(high, of: ring, width: 1280, height: 720))
     }
 
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is

@@ -121,17 +121,20 @@ public struct RimFinder: Sendable {
     /// Whether the orange bar `bar` is only a part of the rim `ring` found by the board's square
     /// (both as fractions of a `width`×`height` picture): the ring is more than a quarter wider,
     /// reaches to within a tenth of the bar's width of both its ends, and its middle is level with
-    /// the bar's (within a quarter of the bar's width). A grey rim in a warm light is orange along
+    /// the bar's (within a quarter of the ring's width). A grey rim in a warm light is orange along
     /// part of its length (steel sideRight-4403: 44 of its 73 px, still in 90 % of frames, a net
     /// under it and a board beside it; the ring beside the square 73 px wide, 2 px off). An orange
     /// rim is all orange: on the 3D court's 466 seen videos of orange rims the ring by the square
-    /// was at most 1.15 times as wide as the bar.
+    /// was at most 1.15 times as wide as the bar. The lit part is the tube's top, above the ring's
+    /// middle, and the shorter it is the further that is in its own widths: steel sideRight-4608
+    /// and sideLeft-4608 (seen, stop 61) were orange over 16 and 24 px of 70, 11 and 8 px above the
+    /// ring's middle, and a quarter of the bar's width (4 and 6 px) left the ring unused.
     static func isPart(_ bar: RimCalibration, of ring: RimCalibration, width: Int, height: Int) -> Bool {
         let (w, h) = (Double(width), Double(height))
         let end = 0.1 * bar.width
         return ring.width > 1.25 * bar.width && ring.x <= bar.x + end
             && ring.x + ring.width >= bar.x + bar.width - end
-            && abs((ring.y + ring.height / 2) - (bar.y + bar.height / 2)) * h <= 0.25 * bar.width * w
+            && abs((ring.y + ring.height / 2) - (bar.y + bar.height / 2)) * h <= 0.25 * ring.width * w
     }
 
     /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
