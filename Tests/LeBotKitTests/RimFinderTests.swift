@@ -221,22 +221,28 @@ enum RimSeeds {
         }
     }
 
+    /// What the finder (sure at 50 % or more) makes of five frames of a white `width`×`height`
+    /// picture with a still maroon-orange bar over `rows` and `columns` (pixels).
+    static func orangeBar(rows: Range<Int>, columns: Range<Int>, width: Int, height: Int) -> RimFinder.Result? {
+        var frame = VideoFrame(format: .yuv420p, width: width, height: height, fill: [200, 128, 128])
+        for y in rows {
+            for x in columns {
+                frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 110
+                frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 118
+                frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 152
+            }
+        }
+        var accumulator = RimFinder.Accumulator(width: width, height: height)
+        for _ in 0..<5 { accumulator.add(frame) }
+        return accumulator.result(minimumConfidence: 0.5)
+    }
+
     /// A flat maroon bar on a white ground: up where a rim hangs it is taken for one, down where
     /// the floor is it is not (on phone videos of outdoor courts the finder took a maroon band
     /// of the court beside its white lines for the rim, sure at 62 and 88 %), nor at the very top.
     @Test func aFlatOrangeBarLowInThePictureIsFloorNotARim() throws {
         func found(barAt row: Int) -> RimFinder.Result? {
-            var frame = VideoFrame(format: .yuv420p, width: 320, height: 180, fill: [200, 128, 128])
-            for y in row..<row + 4 {
-                for x in 140..<180 {
-                    frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 110
-                    frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 118
-                    frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 152
-                }
-            }
-            var accumulator = RimFinder.Accumulator(width: 320, height: 180)
-            for _ in 0..<5 { accumulator.add(frame) }
-            return accumulator.result(minimumConfidence: 0.5)
+            Self.orangeBar(rows: row..<row + 4, columns: 140..<180, width: 320, height: 180)
         }
         let high = try #require(found(barAt: 60), "the bar up high should pass for a rim")
         #expect(abs(high.rim.y * 180 + high.rim.height * 90 - 62) < 3, "\(high.rim)")
@@ -253,17 +259,7 @@ enum RimSeeds {
     /// taken for the rim). Twice as tall (20:1), a rim seen nearly level could look like it.
     @Test func anOrangeLineThinnerThanARimsTubeIsNotARim() throws {
         func found(rows: Int) -> RimFinder.Result? {
-            var frame = VideoFrame(format: .yuv420p, width: 640, height: 360, fill: [200, 128, 128])
-            for y in 120..<120 + rows {
-                for x in 300..<380 {
-                    frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 110
-                    frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + x / 2] = 118
-                    frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + x / 2] = 152
-                }
-            }
-            var accumulator = RimFinder.Accumulator(width: 640, height: 360)
-            for _ in 0..<5 { accumulator.add(frame) }
-            return accumulator.result(minimumConfidence: 0.5)
+            Self.orangeBar(rows: 120..<120 + rows, columns: 300..<380, width: 640, height: 360)
         }
         #expect(found(rows: 2) == nil, "\(found(rows: 2)?.evidence ?? "")")
         let level = try #require(found(rows: 4), "a line 20 times as wide as it is tall should pass for a rim")

@@ -987,6 +987,15 @@ func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
     #expect(abs(points[start].time - release) <= 1.5 / 30, "release at \(points[start].time) s, truly \(release) s")
 }
 
+/// When ``ShotEventDetector/flightStart(_:from:apex:)`` says a ball tracked so (at 640×360, the
+/// last point its highest) left the hands.
+func releaseFound(_ tracked: [(time: Double, x: Double, y: Double, radius: Double, track: Int)]) -> Double {
+    let points = tracked.map {
+        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: $0.track, confidence: 0.8)
+    }
+    return points[ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)].time
+}
+
 /// A long from the side (steel sideRight-4001, as the tracker saw it at 640×360; released at
 /// 20.833 s), flattened at its apex where the picture's top cuts the ball: the last 0.3 s bend a
 /// little too little, and the flight before runs 2.5–3.5 px under that curve, not above it as a
@@ -1004,12 +1013,9 @@ func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
         (21.533, 262.0, 12.3, 7.0), (21.567, 252.5, 12.1, 7.8), (21.600, 245.3, 11.2, 8.4),
         (21.633, 238.2, 10.5, 7.9),
     ]
-    let points = tracked.map {
-        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: 236, confidence: 0.8)
-    }
-    let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
+    let release = releaseFound(tracked.map { ($0.time, $0.x, $0.y, $0.radius, 236) })
     // Within 0.1 s: the two frames at the release see the ball half hidden by the hands.
-    #expect(abs(points[start].time - 20.833) <= 0.1, "release at \(points[start].time) s, truly 20.833 s")
+    #expect(abs(release - 20.833) <= 0.1, "release at \(release) s, truly 20.833 s")
 }
 
 /// A clean make from the side (sideLeft-4606, as the tracker saw it at 640×360; released at
@@ -1027,11 +1033,8 @@ func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
         (22.200, 377.2, 31.1, 6.7), (22.233, 384.1, 29.4, 7.2), (22.267, 390.4, 28.6, 7.4),
         (22.300, 398.1, 27.8, 7.5),
     ]
-    let points = tracked.map {
-        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: 143, confidence: 0.9)
-    }
-    let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
-    #expect(abs(points[start].time - 21.633) <= 0.1, "release at \(points[start].time) s, truly 21.633 s")
+    let release = releaseFound(tracked.map { ($0.time, $0.x, $0.y, $0.radius, 143) })
+    #expect(abs(release - 21.633) <= 0.1, "release at \(release) s, truly 21.633 s")
 }
 
 /// A bank from 45° on the right (angledRight-4606, as the tracker saw it at 640×360; released at
@@ -1045,11 +1048,8 @@ func handsThenFlight(radius: Double, pushedFromRest: Bool = false) -> (
         (5.333, 307, 212, 25.3, 25), (5.367, 293, 211, 21.1, 25), (5.4, 293, 206, 21.0, 25),
         (5.467, 284, 155, 13.1, 25), (5.5, 279, 139, 12.9, 25),
     ]
-    let points = tracked.map {
-        BallObservation(time: $0.time, x: $0.x, y: $0.y, radius: $0.radius, track: $0.track, confidence: 0.8)
-    }
-    let start = ShotEventDetector.flightStart(points, from: 0, apex: points.count - 1)
-    #expect(abs(points[start].time - 5.4) <= 0.1, "release at \(points[start].time) s, truly 5.4 s")
+    let release = releaseFound(tracked)
+    #expect(abs(release - 5.4) <= 0.1, "release at \(release) s, truly 5.4 s")
 }
 
 /// The net's motion is the same at 60 fps as at 30: a net swinging at one speed moves half as far
