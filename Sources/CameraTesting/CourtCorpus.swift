@@ -126,7 +126,10 @@ public enum CourtCorpus {
             "held out until the end of stop 60, scored once then (five seeds at 1280×720 30 fps, both colours; its three faults printed)",
             Array(4701...4705)
         ),
-        ("held out until the end of stop 61 (five seeds at 1280×720 30 fps, both colours)", Array(4706...4710)),
+        (
+            "held out until the end of stop 61, scored once then, before its last change (five seeds at 1280×720 30 fps, both colours; its three faults printed)",
+            Array(4706...4710)
+        ),
     ]
 
     public struct Options: Sendable {
