@@ -261,9 +261,10 @@ enum CourtBench {
         DispatchQueue.concurrentPerform(iterations: videos.count) { index in
             let result = Result<WorkoutAnalysis, any Error> {
                 let run = try Subprocess.run(lebot, ["analyze", videos[index].path, "--json"])
+                let json = Data(run.stdout.utf8)
                 // Kept beside the video, so a fault can be read without analysing it again.
-                try? Data(run.stdout.utf8).write(to: URL(fileURLWithPath: videos[index].path + ".analysis.json"))
-                return try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8))
+                try? json.write(to: URL(fileURLWithPath: videos[index].path + ".analysis.json"))
+                return try JSONDecoder().decode(WorkoutAnalysis.self, from: json)
             }
             results.set(index, result)
         }

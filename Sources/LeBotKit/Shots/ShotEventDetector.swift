@@ -602,8 +602,7 @@ public final class ShotEventDetector {
     /// was put there, 0.37 s late, and the shot was not matched to its release). Nor is a piece
     /// the release: too short a flight to fit starts at its first whole point.
     static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
-        let radii = points[first...apex].map(\.radius).sorted()
-        let usual = radii[radii.count / 2]
+        let usual = points[first...apex].middleRadius ?? 0
         let whole = (first...apex).filter { $0 == apex || points[$0].radius >= usual / 2 }
         guard let start = flightStart(whole.map { points[$0] }) else { return whole[0] }
         return whole[start]
@@ -749,8 +748,7 @@ public final class ShotEventDetector {
     /// should be when the tracker missed it for a frame or two behind the cords.
     private func ballsAtNet(_ observations: [BallObservation], time: Double) -> [BallObservation] {
         guard let attempt, let last = attempt.points.last else { return observations }
-        let radii = attempt.points.suffix(12).map(\.radius).sorted()
-        let usual = radii[radii.count / 2]
+        let usual = attempt.points.suffix(12).middleRadius ?? 0
         var balls = observations.map { ball in
             var ball = ball
             if ball.track == attempt.track { ball.radius = max(ball.radius, usual) }
@@ -1018,10 +1016,11 @@ public final class ShotEventDetector {
     /// The middle of the first six sizes the attempt saw and of the last six up to `until`; nil
     /// when either has fewer than three.
     private func sizes(_ attempt: Attempt, until: Double) -> (early: Double, late: Double)? {
-        let early = attempt.points.prefix(6).map(\.radius).sorted()
-        let late = attempt.points.filter { $0.time <= until }.suffix(6).map(\.radius).sorted()
-        guard early.count >= 3, late.count >= 3 else { return nil }
-        return (early[early.count / 2], late[late.count / 2])
+        let early = attempt.points.prefix(6)
+        let late = attempt.points.filter { $0.time <= until }.suffix(6)
+        guard early.count >= 3, late.count >= 3, let first = early.middleRadius, let last = late.middleRadius
+        else { return nil }
+        return (first, last)
     }
 
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
@@ -1221,5 +1220,14 @@ public final class ShotEventDetector {
             depth: depth, leftRight: leftRight,
             arcFeet: (rimLine - attempt.apex.y) * inchesPerPixel / 12, netMotion: netMotion,
             missedBy: outcome == .miss ? missedBy : nil)
+    }
+}
+
+extension Collection where Element == BallObservation {
+    /// The middle of the balls' radii (the larger middle one of an even count): their usual size,
+    /// whatever a piece or a merged blob in a frame or two said; nil when there are none.
+    var middleRadius: Double? {
+        let radii = map(\.radius).sorted()
+        return radii.isEmpty ? nil : radii[radii.count / 2]
     }
 }
