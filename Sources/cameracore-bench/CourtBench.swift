@@ -120,7 +120,7 @@ enum CourtBench {
                         tally.rims += 1
                     } else {
                         details.append(
-                            "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)); \(analysis.rimFound?.evidence ?? "no rim found by itself")"
+                            "\(video.path): rim not found (centre off by \(format(rim.centre, digits: 2)) widths, width ×\(format(rim.width, digits: 2)); \(analysis.rimFound?.evidence ?? "no rim found by itself"))"
                         )
                     }
                     let scored = ShotScore<ShotEvent>(
