@@ -903,6 +903,54 @@ import Testing
         }
     }
 
+    /// Under the rim the make goes on as a new track (track 2: the net split the ball's blob),
+    /// and is decided on it; the track it flew on (1) is seen again on the floor, picked up, and
+    /// shot again, short, 1.8 s after the make's apex. The second shot is its own, from its own
+    /// release: the make's flight, still in track 1's last 4 s, is not walked back into (held-out
+    /// angledRight-4707: the long was counted twice, the air ball after it not at all).
+    @Test func theTrackAMakeFlewOnDoesNotLendItsFlightToTheNextShot() {
+        let detector = detector()
+        let fps = 30.0
+        var seen: [(x: Double, y: Double, track: Int)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1, 1) }
+        for i in 0...20 {
+            let t = Double(i) / 20
+            seen.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t)), 1))
+        }
+        for i in 1...10 {
+            let t = Double(i) / 10
+            seen.append((174 + (216 - 174) * t, 10 + 50 * t * t + 2 * t, 1))
+        }
+        for i in 1...6 { seen.append((216 + Double(i) * 0.3, 62 + Double(i) * 5, 2)) }
+        // On the floor under the hoop, then back in the shooter's hands.
+        for i in 0..<15 { seen.append((214 - Double(i) * 2, 170, 1)) }
+        let secondRelease = seen.count + 8
+        for i in 0..<8 { seen.append((120, 150 - Double(i) * 0.1, 1)) }
+        // Short: up to an apex at (150, 30), below the make's, and down in front of the rim.
+        for i in 0...20 {
+            let t = Double(i) / 20
+            seen.append((120 + 30 * t, 150 - 120 * (1 - (1 - t) * (1 - t)), 1))
+        }
+        for i in 1...10 {
+            let t = Double(i) / 10
+            seen.append((150 + 42 * t, 30 + 40 * t * t, 1))
+        }
+        var events: [ShotEvent] = []
+        for (index, ball) in seen.enumerated() {
+            let time = 1 + Double(index) / fps
+            events += detector.process(
+                [BallObservation(time: time, x: ball.x, y: ball.y, radius: 4, track: ball.track, confidence: 1)],
+                time: time)
+        }
+        for index in 0..<60 { events += detector.process([], time: 1 + Double(seen.count + index) / fps) }
+        #expect(events.map(\.outcome) == [.make, .miss], "\(events.map(\.reason))")
+        let releases = events.map(\.releaseTime)
+        #expect(releases.count == 2 && abs(releases[0] - (1 + 8 / fps)) <= 2 / fps, "\(releases)")
+        #expect(
+            releases.count == 2 && abs(releases[1] - (1 + Double(secondRelease) / fps)) <= 2 / fps,
+            "second release \(releases), truly \(1 + Double(secondRelease) / fps)")
+        #expect(events.last?.reason == "came down in front of the rim", "\(events.map(\.reason))")
+    }
+
     /// How a miss went is said in the view's words: from behind (the shots so far came down
     /// steeply into the rim), a ball beside the rim went left or right of it, not short or long;
     /// from the side with the shooter on the right, short is the rim's right-hand side.

@@ -464,9 +464,16 @@ public final class ShotEventDetector {
         return last.time < ball.time ? track : track.filter { $0.time < ball.time }
     }
 
+    /// When the latest shot that followed any of `points`' tracks was decided (nil: none was).
+    /// A ball's history can hold more than its own track: the track it went on from
+    /// (``flightLostAtTheTop(before:)``), and that one's. What came before then was that shot's.
+    private func decidedAt(_ points: [BallObservation]) -> Double? {
+        Set(points.map(\.track)).compactMap { decidedTracks[$0] }.max()
+    }
+
     private func startsAttempt(_ ball: BallObservation) -> Bool {
         guard inUpZone(ball), var points = history[ball.track] else { return false }
-        if let decided = decidedTracks[ball.track] {
+        if let decided = decidedAt(points) {
             // The same ball again: a shot only after it came well down first (caught, shot again).
             points = points.filter { $0.time > decided }
             guard let lowest = points.map(\.y).max(), lowest > rimLine + 2 * rimWidth else { return false }
@@ -494,7 +501,7 @@ public final class ShotEventDetector {
     /// ball was carried up): no shot. ncku_new at 33.8 s, a real phone video: a speck beside the
     /// rim, picked up as a player carried the ball past the camera under it.
     private func begin(_ ball: BallObservation, time: Double) -> Attempt? {
-        let since = decidedTracks[ball.track] ?? -Double.infinity
+        let since = decidedAt(history[ball.track] ?? []) ?? -Double.infinity
         let recent = (history[ball.track] ?? []).filter { $0.time > since }
         var points = recent.isEmpty ? [ball] : recent
         // Release: walk back from the highest point through continuous flight (the ball moves
@@ -1162,7 +1169,13 @@ public final class ShotEventDetector {
         _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: Reason, at time: Double, netMotion: Double? = nil
     ) -> ShotEvent {
         count += 1
-        decidedTracks[attempt.track] = time
+        // Every track that followed this ball: under the rim the attempt goes on with whichever
+        // track has the ball (``isContinuation(_:of:)``), and the one it flew on can live on beside
+        // it. Marked too, that one's flight is not taken for the next shot's (angledRight-4707, held
+        // out at stop 61: the long went on under the rim as a new track; its own went on to the
+        // floor, and a track that went on from it 2 s later began the air ball with the long's
+        // flight: the long counted twice, the air ball not at all).
+        for track in Set(attempt.points.map(\.track)).union([attempt.track]) { decidedTracks[track] = time }
         decidedTracks = decidedTracks.filter { time - $0.value < 10 }
         let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
