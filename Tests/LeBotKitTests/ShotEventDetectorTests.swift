@@ -951,6 +951,68 @@ import Testing
         #expect(events.last?.reason == "came down in front of the rim", "\(events.map(\.reason))")
     }
 
+    /// From the side, a ball that keeps its size to the rim hits its near edge, bounces up and on,
+    /// away from the camera (seen a quarter smaller), and comes down steeply inside the rim in the
+    /// picture, beyond it; the net shivers (0.3–0.7 %), short of a swing across the picture. The
+    /// shot flew across the view, to the rim: a miss. (Sized at the last crossing it flew away
+    /// from the camera, where a net that moves that much has swung: held-out sideRight-4710's
+    /// rim-out was called a make.)
+    @Test func aRimOutThatBouncesAwayFromTheCameraStillFlewAcrossTheView() {
+        let detector = detector()
+        let fps = 30.0
+        var seen: [(x: Double, y: Double, radius: Double)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1, 4) }
+        for i in 0...20 {
+            let t = Double(i) / 20
+            seen.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t)), 4))
+        }
+        // Down onto the rim's near edge (x 200), just above its line.
+        for i in 1...10 {
+            let t = Double(i) / 10
+            seen.append((174 + 24 * t, 10 + 44 * t * t, 4))
+        }
+        // Up off it and on over the rim, shrinking to 3 px; then steeply down inside it, and on.
+        for i in 1...8 {
+            let t = Double(i) / 8
+            seen.append((198 + 12 * t, 54 - 16 * (1 - (1 - t) * (1 - t)), 4 - t))
+        }
+        // Under the rim line (from the fifth frame) it gains speed at 0.6 of its fall's rate: it
+        // brushed the net, which did not hold it.
+        for i in 1...26 {
+            let under = Double(max(0, i - 5))
+            let y = 38 + 2 * Double(min(i, 5)) + Double(min(i, 5) * min(i, 5)) / 2 + 7 * under + 0.3 * under * under
+            seen.append((210 + Double(i) * 0.6, y, 3))
+        }
+        var events: [ShotEvent] = []
+        var crossed: Int?
+        for (index, ball) in seen.enumerated() {
+            let time = 1 + Double(index) / fps
+            if crossed == nil, index > 40, ball.y >= 60 { crossed = index }
+            events += detector.process(
+                [BallObservation(time: time, x: ball.x, y: ball.y, radius: ball.radius, track: 1, confidence: 1)],
+                time: time, frame: Self.frame(netPhase: 0, shiver: crossed.map { _ in index }))
+        }
+        for index in 0..<60 {
+            events += detector.process(
+                [], time: 1 + Double(seen.count + index) / fps, frame: Self.frame(netPhase: 0))
+        }
+        #expect(events.map(\.outcome) == [.miss], "\(events.map(\.reason))")
+    }
+
+    /// A step across the picture of a tenth of the ball's radius or less is the blob's centre
+    /// wobbling: it does not turn the ball (sideRight-4710: falling from the rim 0.9–1.2 px a frame
+    /// to the left, then 0.2 px to the right, 7.5 px across, was taken for a bank off the board).
+    @Test func aWobbleOfTheBallsCentreIsNotATurn() {
+        func points(_ xs: [Double]) -> ArraySlice<BallObservation> {
+            xs.enumerated().map { index, x in
+                BallObservation(time: Double(index) / 30, x: x, y: 100, radius: 7.5, track: 1, confidence: 1)
+            }[...]
+        }
+        let wobble = ShotEventDetector.sinceTheLastTurn(points([130.2, 129.0, 127.9, 127.0, 127.2]))
+        #expect(!wobble.turned && wobble.points.count == 5)
+        let turn = ShotEventDetector.sinceTheLastTurn(points([130, 133, 136, 134, 131]))
+        #expect(turn.turned && turn.points.map(\.x) == [136, 134, 131])
+    }
+
     /// How a miss went is said in the view's words: from behind (the shots so far came down
     /// steeply into the rim), a ball beside the rim went left or right of it, not short or long;
     /// from the side with the shooter on the right, short is the rim's right-hand side.

@@ -858,15 +858,20 @@ public final class ShotEventDetector {
 
     /// The last of `points` since the ball last turned across the picture (off the board), from
     /// the point where it turned; all of them when it did not turn (or there are fewer than three).
+    /// A step across of a tenth of the ball's radius or less is the blob's centre wobbling, not a
+    /// way the ball went: it neither sets the heading nor turns it (sideRight-4710's rim-out fell
+    /// from the rim nearly straight down, 0.9–1.2 px a frame to the left at 640 wide, then 0.2 px to
+    /// the right: taken for a turn off the board, it made the fall a bank the net held).
     static func sinceTheLastTurn(_ points: ArraySlice<BallObservation>) -> (
         points: ArraySlice<BallObservation>, turned: Bool
     ) {
-        guard points.count >= 3, let last = points.last else { return (points, false) }
-        let heading = last.x - points[points.endIndex - 2].x
-        guard
-            let turn = (points.startIndex + 1..<points.endIndex - 1).last(where: {
-                (points[$0].x - points[$0 - 1].x) * heading < 0
-            })
+        guard points.count >= 3 else { return (points, false) }
+        func step(_ index: Int) -> Double {
+            let dx = points[index].x - points[index - 1].x
+            return abs(dx) > points[index].radius / 10 ? dx : 0
+        }
+        guard let last = (points.startIndex + 1..<points.endIndex).last(where: { step($0) != 0 }),
+            let turn = (points.startIndex + 1..<last).last(where: { step($0) * step(last) < 0 })
         else { return (points, false) }
         return (points[turn...], true)
     }
@@ -1020,14 +1025,42 @@ public final class ShotEventDetector {
         return sizes.early > sizes.late * configuration.acrossSizeRatio
     }
 
-    /// The middle of the first six sizes the attempt saw and of the last six up to `until`; nil
-    /// when either has fewer than three.
+    /// The middle of the first six sizes the attempt saw and of the last six up to `until`, or up
+    /// to where it first came back up after it began to fall (``firstBounce(_:)``), whichever is
+    /// first; nil when either has fewer than three. Which way the shot flew is its flight from the
+    /// hands to the rim: off the rim a ball can bounce anywhere. (sideRight-4710, held out at stop
+    /// 61: a rim-out bounced up off the rim's near side and away from the camera, shrinking from 9.5
+    /// to 7.4 px at 640 wide, and came down through the rim line inside it. Measured to there, it
+    /// flew away from the camera, along the line of sight, where a net moving 0.47 % is a swing: a
+    /// make. To the rim it kept its size (11 px at the release): across.)
     private func sizes(_ attempt: Attempt, until: Double) -> (early: Double, late: Double)? {
+        let until = min(until, firstBounce(attempt) ?? until)
         let early = attempt.points.prefix(6)
         let late = attempt.points.filter { $0.time <= until }.suffix(6)
         guard early.count >= 3, late.count >= 3, let first = early.middleRadius, let last = late.middleRadius
         else { return nil }
         return (first, last)
+    }
+
+    /// When the attempt's ball, falling from its apex, first came back up by its size (it hit the
+    /// rim or the board): the time of its lowest point before that; nil when it did not.
+    func firstBounce(_ attempt: Attempt) -> Double? {
+        var apex: BallObservation?
+        var lowest: BallObservation?
+        for point in attempt.points {
+            if let bottom = lowest {
+                if point.y > bottom.y {
+                    lowest = point
+                } else if bottom.y - point.y >= point.radius {
+                    return bottom.time
+                }
+            } else if let top = apex, point.y - top.y > point.radius {
+                lowest = point
+            } else if apex.map({ point.y < $0.y }) ?? true {
+                apex = point
+            }
+        }
+        return nil
     }
 
     /// Decides an attempt whose ball came down into the rim, once the net has been watched for
