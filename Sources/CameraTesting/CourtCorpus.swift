@@ -127,8 +127,12 @@ public enum CourtCorpus {
             Array(4701...4705)
         ),
         (
-            "held out until the end of stop 61, scored once then, before its last change (five seeds at 1280×720 30 fps, both colours; its three faults printed)",
+            "held out until the end of stop 61, scored once then, before its last change (five seeds at 1280×720 30 fps, both colours), then its faults read at stop 62: seen",
             Array(4706...4710)
+        ),
+        (
+            "held out until the end of stop 62, scored once then (five seeds at 1280×720 30 fps, both colours)",
+            Array(4711...4715)
         ),
     ]
 
