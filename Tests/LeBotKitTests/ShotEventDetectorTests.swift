@@ -863,16 +863,21 @@ import Testing
     /// jumped): its rise is the old track's, and the release is found on it, not where the new
     /// track began. When the new track starts where the old one stopped (too little to count as
     /// flight) the search for the rise stops there — it once went round forever.
+    /// A shot's start at 30 fps: in the hands at (80, 150) for 8 frames (released at the eighth),
+    /// then up to its apex at (174, 10) over 20 frames.
+    static let handsToApex: [(x: Double, y: Double)] =
+        (0..<8).map { i in (80, 150 - Double(i) * 0.1) }
+        + (0...20).map { i in
+            let t = Double(i) / 20
+            return (80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t)))
+        }
+
     @Test(.timeLimit(.minutes(1))) func aBallRetrackedInFlightKeepsItsRelease() {
         for stall in [false, true] {
             let detector = detector()
             var events: [ShotEvent] = []
             let fps = 30.0
-            var points: [(Double, Double)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1) }
-            for i in 0...20 {
-                let t = Double(i) / 20
-                points.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t))))
-            }
+            var points: [(Double, Double)] = Self.handsToApex.map { ($0.x, $0.y) }
             for i in 1...10 {
                 let t = Double(i) / 10
                 points.append((174 + (216 - 174) * t, 10 + 50 * t * t + 2 * t))
@@ -911,11 +916,7 @@ import Testing
     @Test func theTrackAMakeFlewOnDoesNotLendItsFlightToTheNextShot() {
         let detector = detector()
         let fps = 30.0
-        var seen: [(x: Double, y: Double, track: Int)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1, 1) }
-        for i in 0...20 {
-            let t = Double(i) / 20
-            seen.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t)), 1))
-        }
+        var seen: [(x: Double, y: Double, track: Int)] = Self.handsToApex.map { ($0.x, $0.y, 1) }
         for i in 1...10 {
             let t = Double(i) / 10
             seen.append((174 + (216 - 174) * t, 10 + 50 * t * t + 2 * t, 1))
@@ -960,11 +961,7 @@ import Testing
     @Test func aRimOutThatBouncesAwayFromTheCameraStillFlewAcrossTheView() {
         let detector = detector()
         let fps = 30.0
-        var seen: [(x: Double, y: Double, radius: Double)] = (0..<8).map { i in (80, 150 - Double(i) * 0.1, 4) }
-        for i in 0...20 {
-            let t = Double(i) / 20
-            seen.append((80 + (174 - 80) * t, 150 - 140 * (1 - (1 - t) * (1 - t)), 4))
-        }
+        var seen: [(x: Double, y: Double, radius: Double)] = Self.handsToApex.map { ($0.x, $0.y, 4) }
         // Down onto the rim's near edge (x 200), just above its line.
         for i in 1...10 {
             let t = Double(i) / 10
