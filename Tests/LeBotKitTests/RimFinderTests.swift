@@ -511,6 +511,23 @@ enum RimSeeds {
         #expect(!RimFinder.isPart(high, of: ring, width: 1280, height: 720))
     }
 
+    /// A still orange bar far from the ring by the board's square is not the rim: steel
+    /// angledRight-4712 (held out at stop 62, seen since), as the finder found them at 1280×720: a
+    /// 24 px piece of the light stripe where the far wall meets the ceiling, 10.7 ring widths from
+    /// the grey ring under the square. A bar two ring widths off is still left to the orange finder.
+    @Test func anOrangeBarFarFromTheRingByTheBoardIsNotTheRim() throws {
+        let ring = try RimCalibration(x: 0.31991, y: 0.38375, width: 0.04144, height: 0.01417)
+        let stripe = try RimCalibration(x: 0.73125, y: 0.089, width: 0.01875, height: 0.022)
+        #expect(RimFinder.isAway(stripe, from: ring, width: 1280, height: 720))
+        let near = try RimCalibration(x: 0.31991 + 2 * 0.04144, y: 0.38375, width: 0.04144, height: 0.01417)
+        #expect(!RimFinder.isAway(near, from: ring, width: 1280, height: 720))
+        // The bench's video (six events): the stripe's piece was orange enough in 90 % of frames.
+        let found = try Self.steelCourtRim(.angledRight, seed: 4712, events: 6)
+        #expect(found.score.isFound, "\(found.said)")
+        #expect(found.result.evidence.contains("an orange bar 24 px wide, away from the board"), "\(found.said)")
+        #expect(found.result.underBoard == true, "\(found.said)")
+    }
+
     /// The camera knocked halfway on the 3D court (``CourtCorpus/Options/knock``): the rim is
     /// followed by the picture around it, one move, noticed within a second, to where the rim
     /// truly went, and every shot after it found and judged there. A grey rim found under the

@@ -112,8 +112,8 @@ public struct RimFinder: Sendable {
         /// orange in part: the ring is the rim.
         func result() -> Result? {
             guard let accumulator else { return finder.underBoard(in: start.frames, seen: nil) }
-            return accumulator.rim(minimumConfidence: finder.minimumConfidence) { part in
-                finder.underBoard(in: start.frames, seen: accumulator, part: part)
+            return accumulator.rim(minimumConfidence: finder.minimumConfidence) { bar in
+                finder.underBoard(in: start.frames, seen: accumulator, bar: bar)
             }
         }
     }
@@ -137,11 +137,25 @@ public struct RimFinder: Sendable {
             && abs((ring.y + ring.height / 2) - (bar.y + bar.height / 2)) * h <= 0.25 * ring.width * w
     }
 
+    /// Whether the orange bar `bar` is far from the rim `ring` found by the board's square (both as
+    /// fractions of a `width`×`height` picture): their middles more than three of the ring's widths
+    /// apart. A rim hangs at its board's square; a still orange bar elsewhere is something else
+    /// orange enough: paint, or a light. (Steel angledRight-4712, held out at stop 62: a 24×4 px
+    /// piece of the cream light stripe where the far wall meets the ceiling, orange enough at its
+    /// edge in 90 % of frames, 10.7 rim widths from the grey rim; the rim was not found and the
+    /// video's five shots were lost.)
+    static func isAway(_ bar: RimCalibration, from ring: RimCalibration, width: Int, height: Int) -> Bool {
+        let (w, h) = (Double(width), Double(height))
+        let dx = (bar.x + bar.width / 2 - ring.x - ring.width / 2) * w
+        let dy = (bar.y + bar.height / 2 - ring.y - ring.height / 2) * h
+        return (dx * dx + dy * dy).squareRoot() > 3 * ring.width * w
+    }
+
     /// The rim under the backboard's inner square (``ringUnderBoard(in:)``) in `start` (the first
     /// frames, as the fit at a tap reads them), when its ring is as sure as ``minimumConfidence``;
-    /// whether a net hangs under it, from the frames `seen` sampled over the video's start. `part`:
-    /// a still orange bar found first, which the evidence names.
-    func underBoard(in start: [VideoFrame], seen: Accumulator?, part: RimCalibration? = nil) -> Result? {
+    /// whether a net hangs under it, from the frames `seen` sampled over the video's start. `bar`:
+    /// a still orange bar found first, which the evidence names (a part of the ring, or away from it).
+    func underBoard(in start: [VideoFrame], seen: Accumulator?, bar: RimCalibration? = nil) -> Result? {
         guard let first = start.first, let (square, ring) = Self.ringUnderBoard(in: start) else { return nil }
         // Half the square (how much of it came back to one board), half the ring.
         let sides = square.sides.prefix(3).reduce(0, +) / 3
@@ -153,7 +167,7 @@ public struct RimFinder: Sendable {
         return Result(
             rim: rim, confidence: confidence, frames: max(seen?.frames ?? 0, start.count),
             evidence:
-                "\(part.map { "an orange bar \(Int(($0.width * Double(first.width)).rounded())) px wide, only a part of the ring" } ?? "no orange rim"); a backboard's inner square \(square.width)×\(square.height) px\(square.sideOn ? " seen from the side" : ""), and \(square.sideOn ? "beside" : "under") it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
+                "\(bar.map { "an orange bar \(Int(($0.width * Double(first.width)).rounded())) px wide, \(Self.isAway($0, from: rim, width: first.width, height: first.height) ? "away from the board" : "only a part of the ring")" } ?? "no orange rim"); a backboard's inner square \(square.width)×\(square.height) px\(square.sideOn ? " seen from the side" : ""), and \(square.sideOn ? "beside" : "under") it \(ring.cue == .orange ? "an" : "a") \(ring.cue.rawValue) ring \(Int((2 * ring.a).rounded())) px wide (\(Int((ring.coverage * 100).rounded())) % of its outline on a thin line)\(net ? ", a net below" : "")",
             netBelow: net, underBoard: true)
     }
 
@@ -325,11 +339,14 @@ public struct RimFinder: Sendable {
 
         /// The rim: the still orange bar (``result(minimumConfidence:)``) unless it is only a part
         /// of the ring that `board` finds by the backboard's square
-        /// (``RimFinder/isPart(_:of:width:height:)``), then that ring; with no bar, what `board`
+        /// (``RimFinder/isPart(_:of:width:height:)``) or far from it
+        /// (``RimFinder/isAway(_:from:width:height:)``), then that ring; with no bar, what `board`
         /// finds. `board` is handed the bar, for its evidence to name.
-        func rim(minimumConfidence: Double, board: (_ part: RimCalibration?) -> Result?) -> Result? {
+        func rim(minimumConfidence: Double, board: (_ bar: RimCalibration?) -> Result?) -> Result? {
             guard let orange = result(minimumConfidence: minimumConfidence) else { return board(nil) }
-            guard let ring = board(orange.rim), RimFinder.isPart(orange.rim, of: ring.rim, width: width, height: height)
+            guard let ring = board(orange.rim),
+                RimFinder.isPart(orange.rim, of: ring.rim, width: width, height: height)
+                    || RimFinder.isAway(orange.rim, from: ring.rim, width: width, height: height)
             else { return orange }
             return ring
         }

@@ -462,7 +462,7 @@ public struct WorkoutAnalyzer: Sendable {
             guard
                 let result = finder.rim(
                     minimumConfidence: rimFinder.minimumConfidence,
-                    board: { part in part != nil || enough ? underBoard(part: part) : nil })
+                    board: { bar in bar != nil || enough ? underBoard(bar: bar) : nil })
             else {
                 guard enough else { return }
                 // Looked for again and not found: the old rim is the best there is.
@@ -480,14 +480,14 @@ public struct WorkoutAnalyzer: Sendable {
         }
         /// The rim under the board's inner square in the first frames (at the finder's size when
         /// they were decoded so; when the rim is looked for again, in the first frames held).
-        func underBoard(part: RimCalibration?) -> RimFinder.Result? {
+        func underBoard(bar: RimCalibration?) -> RimFinder.Result? {
             var frames = RimFinder.FitFrames()
             if lostRim == nil, !start.frames.isEmpty {
                 frames = start
             } else {
                 for taken in held where !frames.isFull { frames.offer(taken.frame, at: taken.frame.pts?.seconds ?? 0) }
             }
-            return rimFinder.underBoard(in: frames.frames, seen: finder, part: part)
+            return rimFinder.underBoard(in: frames.frames, seen: finder, bar: bar)
         }
         /// The camera was knocked at `since`: what was pending is judged with the rim it had, and
         /// the trackers learn the background afresh (against the old one the whole knocked picture
