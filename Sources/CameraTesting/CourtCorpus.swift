@@ -131,8 +131,12 @@ public enum CourtCorpus {
             Array(4706...4710)
         ),
         (
-            "held out until the end of stop 62, scored once then (five seeds at 1280×720 30 fps, both colours)",
+            "held out until stop 62, scored once then after its first three changes (five seeds at 1280×720 30 fps, both colours), then its faults read: seen",
             Array(4711...4715)
+        ),
+        (
+            "held out until the end of stop 62, scored once then (five seeds at 1280×720 30 fps, both colours)",
+            Array(4716...4720)
         ),
     ]
 
