@@ -1217,13 +1217,13 @@ public final class ShotEventDetector {
         _ attempt: Attempt, _ outcome: ShotOutcome, _ reason: Reason, at time: Double, netMotion: Double? = nil
     ) -> ShotEvent {
         count += 1
-        // Every track that followed this ball: under the rim the attempt goes on with whichever
-        // track has the ball (``isContinuation(_:of:)``), and the one it flew on can live on beside
-        // it. Marked too, that one's flight is not taken for the next shot's (angledRight-4707, held
+        // Every track that followed this ball (the attempt's own is its last point's): under the
+        // rim the attempt goes on with whichever track has the ball (``isContinuation(_:of:)``),
+        // and the one it flew on can live on beside it. Marked too, that one's flight is not taken for the next shot's (angledRight-4707, held
         // out at stop 61: the long went on under the rim as a new track; its own went on to the
         // floor, and a track that went on from it 2 s later began the air ball with the long's
         // flight: the long counted twice, the air ball not at all).
-        for track in Set(attempt.points.map(\.track)).union([attempt.track]) { decidedTracks[track] = time }
+        for track in Set(attempt.points.map(\.track)) { decidedTracks[track] = time }
         decidedTracks = decidedTracks.filter { time - $0.value < 10 }
         let points = attempt.points.map { TrajectoryPoint(time: $0.time, x: $0.x / width, y: $0.y / height) }
         let rising = points.prefix { $0.time <= attempt.apex.time + 0.4 }
