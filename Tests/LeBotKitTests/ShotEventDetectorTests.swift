@@ -229,6 +229,38 @@ import Testing
         #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
     }
 
+    /// A long that hit the board in the frame it came down through the rim line (sideLeft-4607 on
+    /// the 3D court): seen coming in towards the board, it went on under the rim the other way at
+    /// 3 px a frame (2.8 rim widths a second), steadily, and the board's knock shook the net. It
+    /// turned at the line, off the board, and no net lets a ball move on like that. A bank that
+    /// turned there too is held by the net to 1.5 px a frame: in.
+    @Test func aLongThatTurnedAtTheRimLineAndKeptMovingUnderItWentPast() {
+        let long = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (-3, 5), netSwings: true, freely: true)
+        #expect(long.map(\.outcome) == [.miss], "\(long.map(\.reason))")
+        #expect(long.first?.reason.hasPrefix("went wide") == true, "\(long.map(\.reason))")
+        let bank = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, fall: (-1.5, 5), netSwings: true)
+        #expect(bank.map(\.outcome) == [.make], "\(bank.map(\.reason))")
+    }
+
+    /// At 45° (the ball flew away from the camera) a long that turned off the board at the rim
+    /// line and fell on under it, neither held by the net nor falling quite freely by the measure
+    /// (it falls 12.3 px a frame, a few pixels behind free flight), moves across at 3.5 px a frame
+    /// (3.3 rim widths a second): past the rim, though the net swung (angledLeft-4718: 3.5). A make
+    /// falling through the net slants across the picture with the camera's tilt: at 2.2 px a frame
+    /// (2.1) it is still in there, as it is not from the side.
+    @Test func at45DegreesALongOffTheBoardThatMovesOnFastUnderTheRimWentPast() {
+        let long = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (-3.5, 12.3), netSwings: true, shrinking: true)
+        #expect(long.map(\.outcome) == [.miss], "\(long.map(\.reason))")
+        #expect(long.first?.reason.contains("kept its speed across under it") == true, "\(long.map(\.reason))")
+        let slanted = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (-2.2, 12.3), netSwings: true, shrinking: true)
+        #expect(slanted.map(\.outcome) == [.make], "\(slanted.map(\.reason))")
+        let fromTheSide = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, fall: (-2.2, 12.3), netSwings: true)
+        #expect(fromTheSide.map(\.outcome) == [.miss], "\(fromTheSide.map(\.reason))")
+    }
+
     /// A bank that came off the board five frames above the rim and was lost across the rim line
     /// for three frames (angledLeft-3103): where it crossed is found on its flight since it turned,
     /// not on a parabola through its way to the board (which points right of the rim). It came

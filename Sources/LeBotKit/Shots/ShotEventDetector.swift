@@ -74,14 +74,17 @@ public final class ShotEventDetector {
         /// widths a second: about all of it, as a ball in free flight does.
         public var keptAcross = 0.93...1.5
         public var movingAcross = 1.5
-        /// Rim widths a second across the picture that a ball still moves, steadily, in its first
-        /// six frames a third of a rim width or more under the rim, when it did not go through the
-        /// net (``passedBeside``), whatever speed it came in with: a net takes most of it in the
-        /// tenth of a second the ball spends in it. 3D court (stop 45, seen slices): balls that
-        /// passed beside and were called makes moved 1.2–5.1, makes at most 2.3.
-        public var keptMovingUnder = 2.4
-        /// The share of that speed the ball keeps over the later four of those frames.
-        public var keptMovingShare = 0.75
+        /// Rim widths a second across the picture that a ball that came off the board still moves,
+        /// steadily, under the rim (``acrossUnderTheRim(_:)``), when it did not go through the net
+        /// (``passedBeside``), whatever speed it came in with: a net takes most of it in the tenth
+        /// of a second the ball spends in it. From the side; along the line of sight,
+        /// ``keptMovingUnderAlongTheView``. 3D court (stop 63, seen slices 4606–4720, 250 videos):
+        /// side-on makes and banks that came off the board moved 1.3 at most, longs 1.7 or more.
+        public var keptMovingUnder = 2.0
+        /// The same at 45° (a ball that did not fly across the picture), where a make falling
+        /// through the net slants across the picture with the camera's tilt: there makes that came
+        /// off the board moved 1.8 at most, the longs called makes 2.8–6.1.
+        public var keptMovingUnderAlongTheView = 2.4
         /// Rim widths a second across the picture under which a ball that came back off the board,
         /// in its first four frames under the rim, was stopped by the net (``heldAfterTheBoard``).
         public var heldUnder = 1.2
@@ -916,16 +919,19 @@ public final class ShotEventDetector {
     /// last turned across the picture, when it did: a long off the board turns just above the rim,
     /// and the speed it came in with says nothing of the one it fell with) and the first four a
     /// third of a rim width or more under it (``Descent``).
-    /// Or, when it flew across the picture (from the side) and came off the board — it turned in its
-    /// last frames above the rim line, or was on its way back towards the shooter when it came down
-    /// to it — whatever it came in with, it still moved across the picture under the rim at
-    /// ``Configuration/keptMovingUnder`` rim widths a second or more, steadily (the later four of
-    /// its first six frames there kept ``Configuration/keptMovingShare`` of the first four's speed):
-    /// a long off the board turns a frame or two above the rim, too late for the speed it came off
+    /// Or, when it came off the board — it turned in its last frames above the rim line, was on
+    /// its way back towards the shooter when it came down to it, or turned at the line itself
+    /// (it went on under the rim the other way across the picture) — whatever it came in with, it
+    /// still moved across the picture under the rim at ``Configuration/keptMovingUnder`` rim widths
+    /// a second or more (``Configuration/keptMovingUnderAlongTheView`` when it did not fly across
+    /// the picture), steadily (``acrossUnderTheRim(_:)``): a long off the board turns a frame or
+    /// two above the rim, or in the frame it crosses the line, too late for the speed it came off
     /// the board with to be measured, and its knock shakes the net as a make does. A bank comes off
-    /// the board the same way, but the net stops it (``heldAfterTheBoard``).
+    /// the board the same way, but the net stops it (``heldAfterTheBoard``). (3D court, stop 63, seen:
+    /// sideLeft-4607's long hit the board in the frame it crossed the rim line, 3.5 rim widths a
+    /// second towards it, and went on under the rim at 2.6 back; at 45°, angledLeft-4718's at 3.5.)
     /// `descent` is ``descent(_:)`` of the attempt, `acrossTheView` ``acrossTheView(_:)``'s answer.
-    func passedBeside(_ descent: Descent?, acrossTheView: Bool) -> Bool {
+    func passedBeside(_ attempt: Attempt, _ descent: Descent?, acrossTheView: Bool) -> Bool {
         guard let descent, descent.under.count >= 3 else { return false }
         let (comingIn, goingOn) = (descent.comingIn, speedAcross(descent.under.prefix(4)))
         if abs(comingIn) >= configuration.movingAcross && configuration.keptAcross.contains(goingOn / comingIn) {
@@ -933,15 +939,35 @@ public final class ShotEventDetector {
         }
         // Off the board a ball turns just above the rim, and the frames since say little of its
         // speed: under the rim alone, a ball still moving across fast and steadily is in no net.
-        // Only a ball that came off the board (it turned, or was on its way back): one seen coming
-        // in towards the board is measured against its own speed, above. And only a ball that flew
-        // across the picture (``acrossTheView``): at 45° and from behind, across the picture mixes
-        // in the ball's way towards the camera and the camera's slant, and a real make (ncku_new at
-        // 16 s, from behind, the net swinging 2.6 %) moved across under the rim that fast.
-        guard descent.turned || descent.cameBack, acrossTheView, descent.under.count == 6 else { return false }
-        let (first, later) = (goingOn, speedAcross(descent.under.suffix(4)))
-        return abs(first) >= configuration.keptMovingUnder && first * later > 0
-            && abs(later) >= configuration.keptMovingShare * abs(first)
+        // Only a ball that came off the board (it turned, was on its way back, or went on under the
+        // rim the other way): one seen coming in towards the board and going on is measured
+        // against its own speed, above. At 45° and from behind a make's straight fall slants across
+        // the picture with the camera's tilt, more the faster it falls: there the ball must move
+        // faster (seen: makes off the board from behind 1.6 at most).
+        guard let under = acrossUnderTheRim(attempt), under.steady,
+            descent.turned || descent.cameBack || under.speed * descent.comingIn < 0
+        else { return false }
+        let least = acrossTheView ? configuration.keptMovingUnder : configuration.keptMovingUnderAlongTheView
+        return abs(under.speed) >= least
+    }
+
+    /// How fast the ball moved across the picture under the rim, rim widths a second, and whether
+    /// steadily: a line fitted to where it was seen in its first 0.4 s a third of a rim width or
+    /// more under the rim line, at its full size (a ball half hidden by the rim or the net is seen
+    /// smaller, its middle off: sideRight-4717's long at 0.6 of its size, 0.04–0.07 s under the
+    /// line, seemed to move 1.8 rim widths a second, and 2.3 after). Steady: none of them more
+    /// than a tenth of a rim width off that line. Nil when fewer than five such frames.
+    func acrossUnderTheRim(_ attempt: Attempt) -> (speed: Double, steady: Bool)? {
+        guard let crossing = attempt.crossing,
+            let size = attempt.points.filter({ $0.time <= crossing.time }).suffix(6).middleRadius
+        else { return nil }
+        let under = attempt.points.filter {
+            $0.time > crossing.time && $0.time - crossing.time < 0.4 && $0.y > rimLine + rimWidth * 0.3
+                && $0.radius >= 0.85 * size
+        }
+        guard under.count >= 5, let (speed, at) = Trajectory.line(under.map { ($0.time, $0.x) }) else { return nil }
+        let steady = under.allSatisfy { abs(at + speed * $0.time - $0.x) <= rimWidth / 10 }
+        return (speed / rimWidth, steady)
     }
 
     /// Whether a ball that flew across the picture (from the side) came off the board into the rim
@@ -1198,7 +1224,7 @@ public final class ShotEventDetector {
             unproven = false
         }
         // A ball the net held did not pass beside the rim, whatever its speed across under it said.
-        if outcome.0 == .make, passedBeside(descent, acrossTheView: across), !netHeldTheBall(lag) {
+        if outcome.0 == .make, passedBeside(attempt, descent, acrossTheView: across), !netHeldTheBall(lag) {
             outcome = (.miss, .passedBeside)
             unproven = false
         }
