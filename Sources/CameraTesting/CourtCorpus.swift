@@ -135,8 +135,12 @@ public enum CourtCorpus {
             Array(4711...4715)
         ),
         (
-            "held out until the end of stop 62, scored once then (five seeds at 1280×720 30 fps, both colours)",
+            "held out until the end of stop 62, scored once then (five seeds at 1280×720 30 fps, both colours), then its faults read at stop 63: seen",
             Array(4716...4720)
+        ),
+        (
+            "held out until the end of stop 63, scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            Array(4721...4730)
         ),
     ]
 
