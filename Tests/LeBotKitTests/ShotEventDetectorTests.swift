@@ -290,6 +290,22 @@ import Testing
         #expect(towards.map(\.outcome) == [.miss], "\(towards.map(\.reason))")
     }
 
+    /// From the side, a soft one off the rim or the board (sideRight-4720's bank on the 3D court)
+    /// comes down into the rim slowly, still moving towards the board, and falls straight down in
+    /// the net's middle, neither held back enough to be called held nor falling freely (12.3 px a
+    /// frame), the net moving a little (0.3–0.7 %): in. The same fall drifting across the picture
+    /// at 1.2 px a frame (1.1 rim widths a second, as a ball off the rim's near or far side does)
+    /// is a miss.
+    @Test func aSoftOneThatDropsStraightDownTheNetIsAMake() {
+        let straight = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (0.1, 12.3), netSwings: false, netShivers: true)
+        #expect(straight.map(\.outcome) == [.make], "\(straight.map(\.reason)), net \(straight.map(\.netMotion))")
+        #expect(straight.first?.reason.hasPrefix("dropped in straight down") == true, "\(straight.map(\.reason))")
+        let drifting = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, fall: (1.2, 12.3), netSwings: false, netShivers: true)
+        #expect(drifting.map(\.outcome) == [.miss], "\(drifting.map(\.reason))")
+    }
+
     /// Noah's numbers are the ones the view gives: from the side, the entry angle and how deep
     /// (the shooter is on the left, so right of the rim's centre is deep; the rim is 32 px = 18 in
     /// across); from behind, the ball comes down steeply in the picture, and across the picture is
@@ -694,10 +710,13 @@ import Testing
     @Test func aNetTheFinderSawThatMovesALittleCountsBeforeItFirstSwings() {
         let withNet = ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, netBelow: true)
         var events: [ShotEvent] = []
-        // A steep rim-out that leaves the net still, then a side-on ball down through the rim.
+        // A steep rim-out that leaves the net still, then a side-on ball down through the rim,
+        // drifting on across the picture under it (1.1 rim widths a second: not straight down the
+        // net, ``ShotEventDetector/droppedIn``).
         events += Self.shoot(withNet, from: 1, entryX: 216, slope: 8, netSwings: false, freely: true)
         events += Self.shoot(
-            withNet, from: 6, entryX: 216, slope: 1.2, netSwings: false, netShivers: true, freely: true)
+            withNet, from: 6, entryX: 216, slope: 1.2, fall: (1.2, 5), netSwings: false, netShivers: true,
+            freely: true)
         #expect(events.map(\.outcome) == [.miss, .miss], "\(events.map(\.reason))")
         #expect(events.last?.reason.hasPrefix("came down through the rim but the net did not move") == true)
         let unknown = Self.shoot(detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false, netShivers: true)

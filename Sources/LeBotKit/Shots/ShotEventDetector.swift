@@ -86,8 +86,12 @@ public final class ShotEventDetector {
         /// off the board moved 1.8 at most, the longs called makes 2.8–6.1.
         public var keptMovingUnderAlongTheView = 2.4
         /// Rim widths a second across the picture under which a ball that came back off the board,
-        /// in its first four frames under the rim, was stopped by the net (``heldAfterTheBoard``).
+        /// in its first four frames under the rim, was stopped by the net (``droppedIn``).
         public var heldUnder = 1.2
+        /// Rim widths a second across the picture under which a ball that came down within the
+        /// rim's opening fell straight down under it, in the net (``droppedIn``): seen side-on
+        /// (stop 63, 4606–4720) makes the still net called misses 0.12 at most, misses 0.8 or more.
+        public var droppedStraight = 0.4
         /// Inches across the picture from the rim's centre at which a ball that came down steeply
         /// along the line of sight (45°, behind the shooter) and moved the net less than a swing
         /// across the picture would (``netMotionForMake``) hit the rim and bounced out: the net
@@ -927,7 +931,7 @@ public final class ShotEventDetector {
     /// the picture), steadily (``acrossUnderTheRim(_:)``): a long off the board turns a frame or
     /// two above the rim, or in the frame it crosses the line, too late for the speed it came off
     /// the board with to be measured, and its knock shakes the net as a make does. A bank comes off
-    /// the board the same way, but the net stops it (``heldAfterTheBoard``). (3D court, stop 63, seen:
+    /// the board the same way, but the net stops it (``droppedIn``). (3D court, stop 63, seen:
     /// sideLeft-4607's long hit the board in the frame it crossed the rim line, 3.5 rim widths a
     /// second towards it, and went on under the rim at 2.6 back; at 45°, angledLeft-4718's at 3.5.)
     /// `descent` is ``descent(_:)`` of the attempt, `acrossTheView` ``acrossTheView(_:)``'s answer.
@@ -970,24 +974,36 @@ public final class ShotEventDetector {
         return (speed / rimWidth, steady)
     }
 
-    /// Whether a ball that flew across the picture (from the side) came off the board into the rim
-    /// (``Descent/cameBack``) and was stopped under it — moving across at less than
-    /// ``Configuration/heldUnder`` rim widths a second over its first four frames there, within the
-    /// rim's opening — while the net moved at least a little: a bank. It drops in nearly straight,
-    /// and swings the net less than a ball that flew through it across the picture. On the 3D court
-    /// (stop 46, seen slices) side-on banks under the rim moved across at 0.6 rim widths a second at
-    /// most and set the net moving 0.4–12 %; the longs that came back off the board past the rim
-    /// kept 2.2 or more, and the steep rim-outs that came back left the net still.
-    func heldAfterTheBoard(_ attempt: Attempt, _ descent: Descent?, acrossTheView: Bool, netPeak: Double) -> Bool {
-        guard netPeak >= configuration.netMovedALittle, let descent, descent.cameBack, descent.under.count >= 4,
+    /// How a ball that flew across the picture (from the side) and came down within the rim's
+    /// opening, staying under it, dropped in while the net moved at least a little; nil when it did
+    /// not. Came off the board into the rim (``Descent/cameBack``) and stopped under it — moving
+    /// across at less than ``Configuration/heldUnder`` rim widths a second over its first four
+    /// frames there: a bank. It drops in nearly straight, and swings the net less than a ball that
+    /// flew through it across the picture. On the 3D court (stop 46, seen slices) side-on banks
+    /// under the rim moved across at 0.6 rim widths a second at most and set the net moving
+    /// 0.4–12 %; the longs that came back off the board past the rim kept 2.2 or more, and the
+    /// steep rim-outs that came back left the net still. Or, whichever way it came in, it fell
+    /// under the rim straight down, steadily (``acrossUnderTheRim(_:)``, under
+    /// ``Configuration/droppedStraight``): a soft one off the rim or the board, which the net
+    /// barely moved for (sideRight-4720's bank, seen at stop 63, came back off the rim towards the
+    /// board at 1 rim width a second and fell at 0.05 across, the net moving 0.46 %; the side-on
+    /// misses the still net called moved under the rim at 0.8 or more).
+    func droppedIn(_ attempt: Attempt, _ descent: Descent?, acrossTheView: Bool, netPeak: Double) -> String? {
+        guard netPeak >= configuration.netMovedALittle, let descent, descent.under.count >= 4,
             acrossTheView, let crossingX = attempt.crossingX
-        else { return false }
+        else { return nil }
         // In the net: it came down within the rim and stays under it.
         let opening = rimLeft...rimRight
         guard opening.contains(crossingX), descent.under.prefix(4).allSatisfy({ opening.contains($0.x) }) else {
-            return false
+            return nil
         }
-        return abs(speedAcross(descent.under.prefix(4))) < configuration.heldUnder
+        if descent.cameBack, abs(speedAcross(descent.under.prefix(4))) < configuration.heldUnder {
+            return "dropped in off the board: the net moved and held it"
+        }
+        if let under = acrossUnderTheRim(attempt), under.steady, abs(under.speed) < configuration.droppedStraight {
+            return "dropped in straight down: the net moved a little and held it"
+        }
+        return nil
     }
 
     /// How far above where free flight would have put it, rim widths, the ball was seen
@@ -1125,10 +1141,12 @@ public final class ShotEventDetector {
     /// than a swing across the picture is a miss too.) Along the line of sight, a steep ball that
     /// came down on the rim (``Configuration/offCentreBounce``) and moved the net less than that
     /// bounced out. A ball seen to bounce out off the rim (``bouncedOut(_:since:)``) is a miss
-    /// whatever the net did. Last, how the ball fell under the rim (``lagUnderTheRim(_:)``): a miss
+    /// whatever the net did. From the side, a ball a live net that moved a little would call a miss
+    /// dropped in when it came down within the rim and was held under it (``droppedIn``). Last,
+    /// how the ball fell under the rim (``lagUnderTheRim(_:)``): a miss
     /// only because the net did not move is a make when the ball was held
     /// (``Configuration/heldByTheNet``), and a held ball did not pass beside the rim
-    /// (``passedBeside(_:acrossTheView:)``); a make is a miss when the ball fell on freely
+    /// (``passedBeside(_:_:acrossTheView:)``); a make is a miss when the ball fell on freely
     /// (``Configuration/fellFreely``), along the line of sight whatever the net did, from the side
     /// when the net was only brushed (``Configuration/brushedTheNet``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
@@ -1172,8 +1190,8 @@ public final class ShotEventDetector {
                 outcome = (.indeterminate, "the video ended before the net could show whether it went in")
             } else if netIsDead && !netIsLive {
                 outcome = attempt.geometry ?? (.indeterminate, "came down at the rim and was lost")
-            } else if heldAfterTheBoard(attempt, descent, acrossTheView: across, netPeak: peak) {
-                outcome = (.make, "dropped in off the board: the net moved and held it")
+            } else if let how = droppedIn(attempt, descent, acrossTheView: across, netPeak: peak) {
+                outcome = (.make, .said(how))
             } else {
                 outcome = (.miss, "came down at the rim but the net did not move")
                 saidByTheNet = true
@@ -1188,7 +1206,9 @@ public final class ShotEventDetector {
             // picture; seen slices (stop 47): makes by the path moved the net 2.2 % or more (real
             // phone videos 1.2 % or more), longs that passed behind it 0.32 % and 0.81 %.
             if geometry.0 == .make, peak < configuration.netMotionForMake, !cutOff {
-                if netIsLive {
+                if netIsLive, let how = droppedIn(attempt, descent, acrossTheView: across, netPeak: peak) {
+                    outcome = (.make, .said(how))
+                } else if netIsLive {
                     outcome = (.miss, .said(Self.stillNet(across: across)))
                     saidByTheNet = true
                 } else {
