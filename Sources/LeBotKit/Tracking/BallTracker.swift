@@ -45,8 +45,8 @@ extension BallObservation {
 /// Per frame, on the 4:2:0 chroma plane (a quarter of the pixels): pixels that are orange now but
 /// were not orange in a slowly updated background model are candidates — this keeps the orange rim
 /// and a wooden floor out, and survives lighting changes, which move luma far more than chroma.
-/// A faint orange counts where the luma changed a lot too (a dark ball's colour is faint), with a
-/// camera that stands still.
+/// A faint orange counts where the luma changed a lot too (a dark ball's colour is faint), unless a
+/// hand moved the picture further than a shake.
 /// Candidates form blobs (connected components); blobs are kept when their size fits the radius
 /// limits and they are round enough (fill of their box, aspect, allowing for motion blur). Blobs
 /// are joined into tracks with a constant-acceleration prediction (a ball in flight follows a
@@ -66,11 +66,11 @@ public final class BallTracker {
         /// half as far where its luma left the background's by ``minimumLumaChange`` too. A dark
         /// ball's colour is faint: in a dim gym (sideLeft-4501 on the 3D court) the ball in flight,
         /// blurred, was 6–12 from the pale wall's chroma and 84 below its luma, and was seen only
-        /// near its apex, where it slowed. Not in a hand-held picture (``BallTracker/heldStill``),
-        /// held still to a pixel only: there the edges of dark things move a pixel or more between
-        /// frames and change the brightness as much (45degree-2x, a real phone video panned by
-        /// hand: the faint edges joined the ball's blob at the rim, its make was called a miss and
-        /// its last shot lost).
+        /// near its apex, where it slowed. Not in a picture a hand moved further than a shake
+        /// (``faintWithin``), held still to a pixel only: there the edges of dark things move a
+        /// pixel or more between frames and change the brightness as much (45degree-2x, a real
+        /// phone video panned by hand: the faint edges joined the ball's blob at the rim, its make
+        /// was called a miss and its last shot lost).
         public var minimumChange = 14
         /// Once a flight has been followed, blobs whose colour is further than this (|ΔCb| + |ΔCr|)
         /// from the ball's learned colour are not balls (a skin tone, a shirt).
@@ -83,6 +83,12 @@ public final class BallTracker {
         /// told by its brightness (``BallTracker/byBrightness``), or for a faint orange to be new
         /// (``minimumChange``).
         public var minimumLumaChange = 30
+        /// Pixels (luma, at the analysed width) the frame may have been moved to hold a hand-held
+        /// picture still (``BallTracker/moved``) for a faint orange to count (``minimumChange``):
+        /// a tripod's shake is held still to the pixel, but a picture a hand moved further is not,
+        /// and the edges of dark things come and go (45degree-2x, panned by hand up to 3 % of its
+        /// width; the 3D court's shaken cameras, 0.3 %).
+        public var faintWithin = 2
         public init() {}
     }
 
@@ -232,6 +238,9 @@ public final class BallTracker {
         let change = Float(configuration.minimumChange)
         let rate = Float(configuration.backgroundRate)
         let heldStill = heldStill
+        // A faint orange counts where the brightness changed a lot too, unless a hand moved the
+        // picture more than a shake: held still to a pixel, the edges of dark things come and go.
+        let faint = max(abs(moved.x), abs(moved.y)) <= configuration.faintWithin
         let byBrightness = byBrightness
         let lumaChange = Float(configuration.minimumLumaChange)
         // The picture the frame still shows, in chroma pixels (a moved frame's uncovered band left out).
@@ -256,13 +265,13 @@ public final class BallTracker {
                                             /// Whether this pixel is new against the background at `n`.
                                             /// By colour: its chroma moved by `change`, or by half that
                                             /// where its luma moved as far as by brightness and the
-                                            /// camera stands still (a dark ball's colour is faint:
-                                            /// ``Configuration/minimumChange``).
+                                            /// picture was not moved far (a dark ball's colour is
+                                            /// faint: ``Configuration/minimumChange``).
                                             func isNew(against n: Int) -> Bool {
                                                 if byBrightness { return abs(l - bgY[n]) >= lumaChange }
                                                 let moved = abs(v - bgCr[n]) + abs(u - bgCb[n])
                                                 return moved >= change
-                                                    || !heldStill && moved >= change / 2
+                                                    || faint && moved >= change / 2
                                                         && abs(l - bgY[n]) >= lumaChange
                                             }
                                             let red = v - 128
