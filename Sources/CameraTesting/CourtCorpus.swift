@@ -139,8 +139,12 @@ public enum CourtCorpus {
             Array(4716...4720)
         ),
         (
-            "held out until the end of stop 63, scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            "held out until the end of stop 63, scored once then (ten seeds at 1280×720 30 fps, both colours), then its faults read at stop 64: seen",
             Array(4721...4730)
+        ),
+        (
+            "held out until the end of stop 64, scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            Array(4731...4740)
         ),
     ]
 
