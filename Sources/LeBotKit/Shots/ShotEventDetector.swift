@@ -616,9 +616,16 @@ public final class ShotEventDetector {
     /// is left out of the fit as a frame not seen: in the fit's seed it bent the curve
     /// (sideLeft-4606's clean make, a piece 6 px above the ball at 640 wide, 0.27 s before its apex: the release
     /// was put there, 0.37 s late, and the shot was not matched to its release). Nor is a piece
-    /// the release: too short a flight to fit starts at its first whole point.
+    /// the release: too short a flight to fit starts at its first whole point. The usual size is
+    /// the middle one of the whole flight, or of its last 0.3 s before the apex when that is
+    /// larger: a speck another track followed before the ball rose, joined to the ball's rise as
+    /// one flight, can be most of its points (steel behind-4725's long: six specks 2.5–4.5 px
+    /// across, then the ball at 12–17 px; the release was put at the first speck, 0.5 s early, and
+    /// scored as a shot not found and an extra one).
     static func flightStart(_ points: [BallObservation], from first: Int, apex: Int) -> Int {
-        let usual = points[first...apex].middleRadius ?? 0
+        let flight = points[first...apex]
+        let nearTheApex = flight.filter { points[apex].time - $0.time <= 0.3 }
+        let usual = max(flight.middleRadius ?? 0, nearTheApex.middleRadius ?? 0)
         let whole = (first...apex).filter { $0 == apex || points[$0].radius >= usual / 2 }
         guard let start = flightStart(whole.map { points[$0] }) else { return whole[0] }
         return whole[start]
