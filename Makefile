@@ -42,7 +42,13 @@ format:
 # one at a time as well: the server answers from the test process, and the rim finder's tests
 # beside it (optimised, see Package.swift) kept its threads busy past the client's deadline.
 LIVE_PEERS = WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests|OpenArenaLiveTests|liveGivesEveryShotATipFromGeminiOrLocally
+# Real phone videos (RealFootageTests) cannot be shipped: they are copied into .build/real-footage
+# from a clone of github.com/chonyy/AI-basketball-analysis when one is on this machine (the tool
+# library's mirror by default); without one those tests say they were skipped, and why.
+REAL_FOOTAGE_CLONE ?= /work/.mirror/chonyy+AI-basketball-analysis/repo
 test: deps lint
+	@if [ -d "$(REAL_FOOTAGE_CLONE)" ]; then scripts/real-footage.sh .build/real-footage "$(REAL_FOOTAGE_CLONE)" || echo "real footage: not copied from $(REAL_FOOTAGE_CLONE): RealFootageTests will be skipped"; \
+		else echo "real footage: no clone at $(REAL_FOOTAGE_CLONE) (REAL_FOOTAGE_CLONE=...): RealFootageTests will be skipped"; fi
 	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip CGameKitTests --skip CourtCorpusTests --skip '$(LIVE_PEERS)'
 	scripts/test-stage.sh --skip-build --no-parallel --filter '$(LIVE_PEERS)'
 	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip-build --filter 'CGameKitTests|CourtCorpusTests' --skip OpenArenaLiveTests

@@ -80,3 +80,57 @@ public enum RealFootage {
             scene: "960×540, 3 s, the court of sample_video, two shots"),
     ]
 }
+
+extension RealFootage {
+    /// A shot as LeBot reported it, for scoring: when it left the hands (seconds of video) and
+    /// what it was called (nil: indeterminate).
+    public struct Reported: Sendable {
+        public var release: Double
+        public var made: Bool?
+        public init(release: Double, made: Bool?) { (self.release, self.made) = (release, made) }
+    }
+
+    /// Shots called by eye against shots reported, over one or more videos.
+    public struct Tally: Sendable, Equatable {
+        public var attempts = 0
+        public var found = 0
+        /// Found shots whose make or miss the picture shows.
+        public var callable = 0
+        public var correct = 0
+        public var extra = 0
+
+        public init() {}
+
+        /// Each shot called by eye is found by the first shot reported that ``matches(release:_:)``
+        /// it, and right when that was called as it was (indeterminate is not right); shots reported
+        /// that match none, and no moment left ``Video/unclear``, are extra.
+        public mutating func add(_ video: Video, _ shots: [Reported]) {
+            var unmatched = shots
+            for truth in video.shots {
+                attempts += 1
+                guard let index = unmatched.firstIndex(where: { RealFootage.matches(release: $0.release, truth) })
+                else { continue }
+                let shot = unmatched.remove(at: index)
+                found += 1
+                guard let made = truth.made else { continue }
+                callable += 1
+                if shot.made == made { correct += 1 }
+            }
+            extra +=
+                unmatched.filter { shot in !video.unclear.contains { matches(release: shot.release, .init($0, nil)) } }
+                .count
+        }
+
+        public static func + (a: Tally, b: Tally) -> Tally {
+            var sum = Tally()
+            (sum.attempts, sum.found, sum.callable) = (
+                a.attempts + b.attempts, a.found + b.found, a.callable + b.callable
+            )
+            (sum.correct, sum.extra) = (a.correct + b.correct, a.extra + b.extra)
+            return sum
+        }
+
+        /// "found/attempts, correct/callable, extra", as the benchmark's tables print it.
+        public var cells: String { "\(found)/\(attempts), \(correct)/\(callable), \(extra)" }
+    }
+}

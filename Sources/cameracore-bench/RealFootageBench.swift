@@ -7,40 +7,7 @@ import LeBotKit
 /// (no `--rim`) and with the true rim given (what a user who tapped the rim gets). The videos are
 /// read from `folder` (filled by `scripts/real-footage.sh`); the held-out ones only when asked.
 enum RealFootageBench {
-    struct Tally {
-        var attempts = 0
-        var found = 0
-        /// Found shots whose make or miss the picture shows.
-        var callable = 0
-        var correct = 0
-        var extra = 0
-
-        mutating func add(_ video: RealFootage.Video, _ shots: [ShotEvent]) {
-            var unmatched = shots
-            for truth in video.shots {
-                attempts += 1
-                guard let index = unmatched.firstIndex(where: { RealFootage.matches(release: $0.releaseTime, truth) })
-                else { continue }
-                let shot = unmatched.remove(at: index)
-                found += 1
-                guard let made = truth.made else { continue }
-                callable += 1
-                if shot.outcome != .indeterminate, (shot.outcome == .make) == made { correct += 1 }
-            }
-            extra +=
-                unmatched.filter { shot in
-                    !video.unclear.contains { RealFootage.matches(release: shot.releaseTime, .init($0, nil)) }
-                }.count
-        }
-
-        static func + (a: Tally, b: Tally) -> Tally {
-            Tally(
-                attempts: a.attempts + b.attempts, found: a.found + b.found, callable: a.callable + b.callable,
-                correct: a.correct + b.correct, extra: a.extra + b.extra)
-        }
-
-        var cells: String { "\(found)/\(attempts), \(correct)/\(callable), \(extra)" }
-    }
+    typealias Tally = RealFootage.Tally
 
     /// The videos to score (the held-out ones only when asked), each checked to be in `folder`.
     static func videos(in folder: String, heldOut: Bool) throws -> [RealFootage.Video] {
@@ -148,5 +115,15 @@ enum RealFootageBench {
     static func analyze(_ path: String, lebot: String, rim: String? = nil) throws -> [ShotEvent] {
         let run = try Subprocess.run(lebot, ["analyze", path, "--json"] + (rim.map { ["--rim", $0] } ?? []))
         return try JSONDecoder().decode(WorkoutAnalysis.self, from: Data(run.stdout.utf8)).shots
+    }
+}
+
+extension RealFootage.Tally {
+    /// ``RealFootage/Tally/add(_:_:)`` with the shots `lebot` reported.
+    mutating func add(_ video: RealFootage.Video, _ shots: [ShotEvent]) {
+        add(
+            video,
+            shots.map { .init(release: $0.releaseTime, made: $0.outcome == .indeterminate ? nil : $0.outcome == .make) }
+        )
     }
 }
