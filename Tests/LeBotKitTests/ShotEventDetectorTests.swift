@@ -816,17 +816,28 @@ import Testing
         #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason))")
     }
 
-    /// Along the line of sight (45°, behind the shooter) a ball off the rim shakes the net as one
-    /// through it does (3D court, 45° from the left: rim-outs 1.0–1.3 %): when the ball fell on
-    /// freely under the rim, it is a miss whatever the net did; held, the swing is a make.
-    @Test func alongTheLineOfSightABallThatFellOnFreelyIsAMissThoughTheNetSwung() {
+    /// Along the line of sight (45°, behind the shooter) a ball off the rim, or past it, shakes
+    /// the net as one through it can (3D court, 45° from the left: rim-outs 1.0–1.3 %; seen slices
+    /// to stop 64: longs past the rim up to 3.7 %): when the ball fell on freely under the rim, it
+    /// is a miss though the net moved; held, the same shake is a make. A full swing, as only a ball
+    /// through the net gives (``ShotEventDetector/Configuration/swungThroughTheNet``), is a make
+    /// however fast the ball fell: banks from 45° that dropped straight through swung it 7.5–8.4 %
+    /// and were called misses.
+    @Test func alongTheLineOfSightABallThatFellOnFreelyIsAMissThoughTheNetShook() {
         let free = Self.shoot(
-            detector(), from: 1, entryX: 216, slope: 8, netSwings: true, shrinking: true, freely: true)
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, brushed: true, shrinking: true,
+            freely: true)
         #expect(free.map(\.outcome) == [.miss], "\(free.map(\.reason)), net \(free.map(\.netMotion))")
         #expect(free.first?.reason.hasPrefix("fell on under the rim as fast as it came") == true)
-        #expect((free.first?.netMotion ?? 0) >= 0.06, "\(free.map(\.netMotion))")
-        let held = Self.shoot(detector(), from: 1, entryX: 216, slope: 8, netSwings: true, shrinking: true)
+        let shake = free.first?.netMotion ?? 0
+        #expect(shake >= 0.009 && shake < 0.05, "net \(shake)")
+        let held = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, brushed: true, shrinking: true)
         #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason))")
+        let swung = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: true, shrinking: true, freely: true)
+        #expect(swung.map(\.outcome) == [.make], "\(swung.map(\.reason)), net \(swung.map(\.netMotion))")
+        #expect((swung.first?.netMotion ?? 0) >= 0.06, "\(swung.map(\.netMotion))")
     }
 
     /// From the side, a ball off the rim brushes the net (3D court: steep longs 1.0–1.4 %), more

@@ -122,11 +122,11 @@ public final class ShotEventDetector {
         public var heldByTheNet = 0.3
         /// Rim widths under which a ball lags behind free flight, by both measures
         /// (``lagUnderTheRim(_:)``), when it fell on freely: it passed the rim or bounced off it,
-        /// whatever the net's motion said (a ball off the rim shakes it too) when it flew towards
-        /// or away from the camera (45°, behind the shooter); from the side, when the net moved
-        /// less than a ball through it swings it (``brushedTheNet``). 3D court (stop 51, seen
-        /// slices): along the line of sight no make lagged under 0.1 by both; the rim-outs and a
-        /// long called makes by the net did.
+        /// when the net moved less than a ball through it swings it (a ball off the rim shakes it
+        /// too): from the side ``brushedTheNet``, towards or away from the camera (45°, behind the
+        /// shooter) ``swungThroughTheNet``. 3D court (stop 51, seen slices): along the line of
+        /// sight no make lagged under 0.1 by both; the rim-outs and a long called makes by the net
+        /// did. (Stop 64: two banks from 45° did, see ``swungThroughTheNet``.)
         public var fellFreely = 0.1
         /// Share of the net's pixels that changed, at the peak, from which a ball that flew across
         /// the picture (from the side) and fell on freely under the rim (``fellFreely``) is still a
@@ -135,6 +135,15 @@ public final class ShotEventDetector {
         /// makes that fell on freely by both measures swung the net 3.8 %; the longs and a rim-out
         /// called makes that fell freely moved it 0.15–1.43 %.
         public var brushedTheNet = 0.025
+        /// Share of the net's pixels that changed, at the peak, from which a ball that flew towards
+        /// or away from the camera (45°, behind the shooter) and fell on freely under the rim
+        /// (``fellFreely``) is still a make: only a ball through the net swings it so. Along the
+        /// line of sight a ball that passed behind or in front of the rim crosses the net's place
+        /// in the picture, so the bar is higher than from the side (``brushedTheNet``). 3D court
+        /// (stop 64, seen slices 4606–4730): along the line of sight no miss moved the net more than
+        /// 3.7 % (longs past the rim); the makes called misses for falling freely swung it 7.5 % and
+        /// 8.4 % (banks from 45° that dropped through fast).
+        public var swungThroughTheNet = 0.05
         public init() {}
     }
 
@@ -1154,8 +1163,9 @@ public final class ShotEventDetector {
     /// only because the net did not move is a make when the ball was held
     /// (``Configuration/heldByTheNet``), and a held ball did not pass beside the rim
     /// (``passedBeside(_:_:acrossTheView:)``); a make is a miss when the ball fell on freely
-    /// (``Configuration/fellFreely``), along the line of sight whatever the net did, from the side
-    /// when the net was only brushed (``Configuration/brushedTheNet``).
+    /// (``Configuration/fellFreely``) and the net did not swing as a ball through it does: from
+    /// the side ``Configuration/brushedTheNet``, along the line of sight
+    /// ``Configuration/swungThroughTheNet``.
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -1241,7 +1251,7 @@ public final class ShotEventDetector {
         let lag = saidByTheNet || outcome.0 == .make ? lagUnderTheRim(attempt) : nil
         if saidByTheNet, netHeldTheBall(lag) {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
-        } else if outcome.0 == .make, !across || peak < configuration.brushedTheNet,
+        } else if outcome.0 == .make, peak < (across ? configuration.brushedTheNet : configuration.swungThroughTheNet),
             let lag, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
         {
             outcome = (
