@@ -143,7 +143,7 @@ public enum CourtCorpus {
             Array(4721...4730)
         ),
         (
-            "held out until the end of stop 64, scored once then (ten seeds at 1280×720 30 fps, both colours)",
+            "held out until the end of stop 64, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its faults printed)",
             Array(4731...4740)
         ),
     ]
