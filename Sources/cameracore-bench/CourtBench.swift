@@ -125,7 +125,7 @@ enum CourtBench {
                     }
                     let scored = ShotScore<ShotEvent>(
                         truth: video.events, shots: analysis.shots, release: \.releaseTime,
-                        made: { $0.outcome == .indeterminate ? nil : $0.outcome == .make })
+                        made: \.outcome.made)
                     tally.attempts += scored.attempts
                     tally.found += scored.found
                     tally.correct += scored.correct

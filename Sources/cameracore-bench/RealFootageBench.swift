@@ -123,7 +123,7 @@ extension RealFootage.Tally {
     mutating func add(_ video: RealFootage.Video, _ shots: [ShotEvent]) {
         add(
             video,
-            shots.map { .init(release: $0.releaseTime, made: $0.outcome == .indeterminate ? nil : $0.outcome == .make) }
+            shots.map { .init(release: $0.releaseTime, made: $0.outcome.made) }
         )
     }
 }

@@ -43,7 +43,7 @@ import Testing
         tally.add(
             video,
             analysis.shots.map {
-                .init(release: $0.releaseTime, made: $0.outcome == .indeterminate ? nil : $0.outcome == .make)
+                .init(release: $0.releaseTime, made: $0.outcome.made)
             })
         let calls = analysis.shots.map { "\($0.releaseTime) s \($0.outcome)" }.joined(separator: ", ")
         #expect(tally.found == tally.attempts, "\(name): found \(tally.found) of \(tally.attempts) shots (\(calls))")

@@ -10,6 +10,9 @@ public enum ShotOutcome: String, Sendable, Codable, CaseIterable {
     case miss = "MISS"
     case indeterminate = "INDETERMINATE"
 
+    /// Whether the shot went in, as scored against a truth: nil when it was not called.
+    public var made: Bool? { self == .indeterminate ? nil : self == .make }
+
     /// The streak after a shot with this outcome, from `streak` before it: makes in a row count
     /// up, misses in a row down, and an undecided shot leaves it.
     public func streak(after streak: Int) -> Int {
