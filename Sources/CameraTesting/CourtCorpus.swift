@@ -143,8 +143,12 @@ public enum CourtCorpus {
             Array(4721...4730)
         ),
         (
-            "held out until the end of stop 64, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its faults printed)",
+            "held out until the end of stop 64, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its faults printed), then its 1920×1080 fault read at stop 65: seen",
             Array(4731...4740)
+        ),
+        (
+            "held out until the end of stop 65 (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours)",
+            Array(4741...4750)
         ),
     ]
 
