@@ -128,6 +128,9 @@ public final class ShotEventDetector {
         /// sight no make lagged under 0.1 by both; the rim-outs and a long called makes by the net
         /// did. (Stop 64: two banks from 45° did, see ``swungThroughTheNet``.)
         public var fellFreely = 0.1
+        /// Under the rim, a point of the ball's track this many times the ball's usual width coming
+        /// down is another thing the track took up, and the fall is not read on it.
+        public var notTheBallAnyMore = 1.75
         /// Share of the net's pixels that changed, at the peak, from which a ball that flew across
         /// the picture (from the side) and fell on freely under the rim (``fellFreely``) is still a
         /// make: it swung the net as only a ball through it does. Under it, the net was brushed by a
@@ -1037,14 +1040,27 @@ public final class ShotEventDetector {
         else { return nil }
         let t0 = crossing.time
         // The ball that came down to the line, not another taken up after it (a head, a hand);
-        // or, when its track ended there, the one that took it up in the next frame, half a rim
-        // width or less from where it was last seen: an orange rim splits the ball's blob in two.
+        // or, when its track ended before the time looked at, the one that took it up in the next
+        // frame, half a rim width or less from where it was last seen (an orange rim splits the
+        // ball's blob in two, the cords of the net it falls through another frame or two on; at
+        // 60 fps the track that came down to the line often ends one frame under it), and so on.
         var after = attempt.points.filter { $0.time > t0 && $0.track == track }
-        if after.isEmpty, let last = attempt.points.last(where: { $0.track == track }),
+        var followed = track
+        while let last = attempt.points.last(where: { $0.track == followed }),
+            last.time < t0 + configuration.lagTime - 0.06,
             let next = attempt.points.first(where: { $0.time > last.time }), next.time - last.time <= 0.05,
             next.distance(from: last) <= rimWidth / 2
         {
-            after = attempt.points.filter { $0.time > t0 && $0.track == next.track }
+            followed = next.track
+            after += attempt.points.filter { $0.time > max(t0, last.time) && $0.track == followed }
+        }
+        // Nor a blob its track took up that is far larger than the ball coming down (a shirt, a
+        // head, the ball merged with the shooter: an area three times the ball's). The ball itself
+        // keeps its size for the 0.2 s read, or looks smaller when the cords hide part of it.
+        // (3D court, seen: a clean make at 45° read on a blob 2.7 times its width, "fell on
+        // freely"; an air ball from the side on one 2.4 times it, "held by the net".)
+        if let usual = attempt.points.filter({ $0.time <= t0 && t0 - $0.time <= 0.3 }).middleRadius {
+            after.removeAll { $0.radius > configuration.notTheBallAnyMore * usual }
         }
         guard
             let later = after.min(by: {
