@@ -147,7 +147,7 @@ public enum CourtCorpus {
             Array(4731...4740)
         ),
         (
-            "held out until the end of stop 65 (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours)",
+            "held out until the end of stop 65, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its three 1920×1080 faults printed)",
             Array(4741...4750)
         ),
     ]
