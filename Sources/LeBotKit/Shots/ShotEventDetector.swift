@@ -1039,6 +1039,8 @@ public final class ShotEventDetector {
             let track = attempt.points.last(where: { $0.time <= crossing.time })?.track
         else { return nil }
         let t0 = crossing.time
+        // How near ``Configuration/lagTime`` after the line a point must be to be read, seconds.
+        let near = 0.06
         // The ball that came down to the line, not another taken up after it (a head, a hand);
         // or, when its track ended before the time looked at, the one that took it up in the next
         // frame, half a rim width or less from where it was last seen (an orange rim splits the
@@ -1047,7 +1049,7 @@ public final class ShotEventDetector {
         var after = attempt.points.filter { $0.time > t0 && $0.track == track }
         var followed = track
         while let last = attempt.points.last(where: { $0.track == followed }),
-            last.time < t0 + configuration.lagTime - 0.06,
+            last.time < t0 + configuration.lagTime - near,
             let next = attempt.points.first(where: { $0.time > last.time }), next.time - last.time <= 0.05,
             next.distance(from: last) <= rimWidth / 2
         {
@@ -1065,7 +1067,7 @@ public final class ShotEventDetector {
         guard
             let later = after.min(by: {
                 abs($0.time - t0 - configuration.lagTime) < abs($1.time - t0 - configuration.lagTime)
-            }), abs(later.time - t0 - configuration.lagTime) <= 0.06
+            }), abs(later.time - t0 - configuration.lagTime) <= near
         else { return nil }
         let dt = later.time - t0
         var fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
