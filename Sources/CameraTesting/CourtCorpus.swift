@@ -147,8 +147,12 @@ public enum CourtCorpus {
             Array(4731...4740)
         ),
         (
-            "held out until the end of stop 65, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its three 1920×1080 faults printed)",
+            "held out until the end of stop 65, scored once then (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours; its three 1920×1080 faults printed), then its 1920×1080 faults read: seen",
             Array(4741...4750)
+        ),
+        (
+            "held out from stop 66 on (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours), named before rendering",
+            Array(4751...4760)
         ),
     ]
 
