@@ -183,8 +183,19 @@ public enum CourtCorpus {
         }
     }
 
+    /// Which drawing of the scene a rendered folder holds: raised whenever the same seed and
+    /// options come out as a different picture with the same truth (2: the net pulled down by a
+    /// make, stop 66). ``generate(in:seeds:options:)`` writes it beside `truth.json` as
+    /// `revision`, and a folder rendered by an older one is rendered again, not reused.
+    public static let revision = 2
+
+    /// Whether `directory` was rendered by this ``revision``.
+    public static func isCurrent(_ directory: String) -> Bool {
+        (try? String(contentsOfFile: "\(directory)/revision", encoding: .utf8)) == "\(revision)"
+    }
+
     /// Renders one video per seed into `directory` (`<placement>-<seed>.mp4`, a `truth.json` with
-    /// all of them) and returns the ground truth.
+    /// all of them, the ``revision``) and returns the ground truth.
     public static func generate(in directory: String, seeds: [UInt64], options: Options) throws
         -> [BasketballCorpus.Video]
     {
@@ -196,6 +207,7 @@ public enum CourtCorpus {
             videos.append(try render(path: path, options: options, generator: &generator))
         }
         try JSONEncoder().encode(videos).write(to: URL(fileURLWithPath: "\(directory)/truth.json"))
+        try "\(revision)".write(toFile: "\(directory)/revision", atomically: true, encoding: .utf8)
         return videos
     }
 
@@ -307,6 +319,35 @@ public enum CourtCorpus {
         var contactTime: Double?
         /// The ball's centre came down through the rim's height: where, when, and how fast.
         var descent: (point: V3, time: Double, velocity: V3)?
+        /// The ball's velocity as it came down through the rim (a make), else just after it first
+        /// knocked the rim or board: which way it sets the net swinging (``swingWay(_:)``).
+        var swingVelocity: V3?
+    }
+
+    /// Which way a flight sets the net swinging: the ball's way across the floor as it came down
+    /// through the rim (a make) or just after it first knocked the rim or board; zero when it had
+    /// none (straight down). Until stop 66 it was read off the rendered path, one frame's step from
+    /// the frame of the contact, which mixed the ways before and after a knock and, at 60 fps, was
+    /// already inside the net, whose cords bend the path: the same scene's net swung differently at
+    /// 30 and 60 fps (sideLeft-4742's make, which knocked the rim: 35° apart).
+    static func swingWay(_ flight: Flight) -> V3 {
+        guard let velocity = flight.swingVelocity else { return V3(x: 0, y: 0, z: 0) }
+        return V3(x: velocity.x, y: velocity.y, z: 0).normalized
+    }
+
+    /// How far the net's bottom ring is moved `age` seconds after a flight set it moving (points
+    /// higher up move in proportion to how far down the net they are): swinging along the ball's way
+    /// across the floor, 7 cm for a make and 2 cm for a knock on the rim or board, and, for a make,
+    /// pulled down while the ball drags the cords through (an eighth of a second, about as long as
+    /// it takes to drop through) and springing back up past where it hangs, 8 cm each way before it
+    /// dies down, as a real net does. That part shows from every side; until stop 66 there was only the swing, and a make
+    /// whose way was along the camera's line of sight (from behind, or a knock that sent it across)
+    /// left the net still in the picture once the ball was out of it.
+    static func netOffset(way: V3, made: Bool, age: Double) -> V3 {
+        guard age >= 0, age < 2 else { return V3(x: 0, y: 0, z: 0) }
+        let swing = way * ((made ? 0.07 : 0.02) * exp(-age / 0.35) * sin(age * 2 * .pi * 2.5))
+        guard made else { return swing }
+        return swing + V3(x: 0, y: 0, z: -0.08 * exp(-age / 0.3) * sin(age * 2 * .pi * 4))
     }
 
     static func simulate(from start: V3, velocity: V3, frameRate: Int) -> Flight {
@@ -341,6 +382,7 @@ public enum CourtCorpus {
                     if along < 0 {
                         v = v - normal * (1.65 * along)
                         flight.touchedRim = true
+                        if flight.contactTime == nil { flight.swingVelocity = v }
                         flight.contactTime = flight.contactTime ?? time
                     }
                     p = nearest + normal * (rb + Court.rodRadius)
@@ -353,6 +395,7 @@ public enum CourtCorpus {
                     v.x *= 0.9
                     p.y = Court.boardY + rb
                     flight.touchedBoard = true
+                    if flight.contactTime == nil { flight.swingVelocity = v }
                     flight.contactTime = flight.contactTime ?? time
                 }
                 if previous.z >= Court.rimHeight, p.z < Court.rimHeight, v.z < 0 {
@@ -360,6 +403,7 @@ public enum CourtCorpus {
                     if radial < Court.rimRadius, !flight.made {
                         flight.made = true
                         flight.rimTime = time
+                        flight.swingVelocity = v
                     }
                 }
                 // The net holds a ball that came through the rim: a funnel of cord from the rim down to
@@ -712,6 +756,8 @@ public enum CourtCorpus {
             var path: [V3?]
             var release: Int
             var contact: Int?
+            /// Which way the net swings from the contact on (``swingWay(_:)``).
+            var swingWay: V3
             var made: Bool
         }
         var segments: [Segment] = []
@@ -769,7 +815,7 @@ public enum CourtCorpus {
                 Segment(
                     shooter: spot, path: path, release: path.count - flight.positions.count - Int(0.6 * fps),
                     contact: contact.map { Int($0 * fps) + path.count - flight.positions.count - Int(0.6 * fps) },
-                    made: flight.made))
+                    swingWay: Self.swingWay(flight), made: flight.made))
             let handPoint = path[max(0, path.count - flight.positions.count - Int(0.6 * fps) - 1)] ?? hands
             handPoints.append(handPoint)
             let hand = camera.project(handPoint)
@@ -856,8 +902,8 @@ public enum CourtCorpus {
         var segmentIndex = 0
         var inSegment = 0
         var lastShooter = segments.first?.shooter ?? V3(x: 0, y: 3, z: 0)
-        // When the net was last set swinging (frame, strength, direction).
-        var swing: (frame: Int, strength: Double, direction: V3)?
+        // When the net was last set moving (frame, by a make, which way).
+        var swing: (frame: Int, made: Bool, way: V3)?
         for index in 0..<totalFrames {
             var ball: BallPose?
             var shooterArmsUp = false
@@ -882,10 +928,7 @@ public enum CourtCorpus {
                 shooterArmsUp =
                     inSegment >= segment.release - Int(0.3 * fps) && inSegment < segment.release + Int(0.5 * fps)
                 if let contact = segment.contact, inSegment == contact {
-                    let here = segment.path[inSegment] ?? V3(x: 0, y: 0, z: 0)
-                    let after = inSegment + 1 < segment.path.count ? segment.path[inSegment + 1] ?? here : here
-                    let velocity = after - here
-                    swing = (index, segment.made ? 0.07 : 0.02, V3(x: velocity.x, y: velocity.y, z: 0).normalized)
+                    swing = (index, segment.made, segment.swingWay)
                 }
                 inSegment += 1
                 if inSegment >= segment.path.count {
@@ -922,14 +965,10 @@ public enum CourtCorpus {
                                     axis: rolling.velocity.cross(V3(x: 0, y: 0, z: 1)).normalized), camera: camera,
                                 look: look)
                             if let ball { canvas.draw(ball, camera: camera, look: look) }
-                            var offset = V3(x: 0, y: 0, z: 0)
-                            if let swing {
-                                let age = Double(index - swing.frame) / fps
-                                if age >= 0, age < 2 {
-                                    offset =
-                                        swing.direction * (swing.strength * exp(-age / 0.35) * sin(age * 2 * .pi * 2.5))
-                                }
-                            }
+                            let offset =
+                                swing.map {
+                                    Self.netOffset(way: $0.way, made: $0.made, age: Double(index - $0.frame) / fps)
+                                } ?? V3(x: 0, y: 0, z: 0)
                             canvas.drawNet(camera: camera, look: look, swing: offset, ball: ball?.positions[2])
                         }
                     }

@@ -230,7 +230,8 @@ enum CourtBench {
         var videos: [BasketballCorpus.Video] = []
         for seed in seeds {
             let seedFolder = "\(folder)/\(seed)"
-            if let data = FileManager.default.contents(atPath: "\(seedFolder)/truth.json"),
+            if CourtCorpus.isCurrent(seedFolder),
+                let data = FileManager.default.contents(atPath: "\(seedFolder)/truth.json"),
                 let cached = try? JSONDecoder().decode([BasketballCorpus.Video].self, from: data),
                 let video = cached.first, FileManager.default.fileExists(atPath: video.path),
                 // Rendered before the truth had Noah's numbers: rendered again (the same video).

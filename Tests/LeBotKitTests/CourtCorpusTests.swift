@@ -1,7 +1,9 @@
-import CameraTesting
+import CameraCommon
 import Foundation
 import LeBotKit
 import Testing
+
+@testable import CameraTesting
 
 /// `lebot analyze` without `--rim` on workouts rendered from a 3D gym through cameras placed at
 /// the side (either side), at 45° (either side) and behind the shooter: shaded, spinning,
@@ -133,5 +135,48 @@ import Testing
         #expect(centres[.sideLeft]! > 0.6 && centres[.angledLeft]! > 0.5, "hoop on the right: \(centres)")
         #expect(centres[.sideRight]! < 0.4 && centres[.angledRight]! < 0.5, "hoop on the left: \(centres)")
         #expect(abs(centres[.behind]! - 0.5) < 0.1, "behind: the hoop in the middle: \(centres)")
+    }
+    /// After a make the net moves in the picture from every placement, also once the ball is out of
+    /// it, as a real net does: its bottom ring moves at least 2 px at 1280×720 in the half second
+    /// after the ball has gone through. Until stop 66 the net only swung along the ball's way across
+    /// the floor, and a make whose way was along the line of sight (from behind, or sent across by a
+    /// knock on the rim, sideLeft-4742's at 60 fps) left it still.
+    @Test func aMakeMovesTheNetInThePictureFromEveryPlacement() throws {
+        typealias V3 = CourtCorpus.V3
+        var least: [CourtCorpus.Placement: Double] = [:]
+        for placement in CourtCorpus.Placement.allCases {
+            for seed in 1...12 as ClosedRange<UInt64> {
+                var generator = SeededGenerator(seed: seed)
+                let camera = CourtCorpus.camera(for: .init(placement: placement), generator: &generator)
+                let spot = CourtCorpus.shooterSpot(placement, generator: &generator)
+                let release = spot + (V3(x: 0, y: 0, z: 0) - spot).normalized * 0.3 + V3(x: 0, y: 0, z: 2.2)
+                for kind in [BasketballCorpus.Kind.clean, .bank] {
+                    guard
+                        let flight = CourtCorpus.shot(kind, from: release, frameRate: 30, generator: &generator),
+                        flight.made
+                    else { continue }
+                    let way = CourtCorpus.swingWay(flight)
+                    var most = 0.0
+                    for age in stride(from: 0.15, through: 0.65, by: 1.0 / 60) {
+                        let offset = CourtCorpus.netOffset(way: way, made: true, age: age)
+                        for step in 0..<24 {
+                            let angle = Double(step) / 24 * 2 * .pi
+                            let ring = V3(
+                                x: CourtCorpus.Court.netBottomRadius * cos(angle),
+                                y: CourtCorpus.Court.netBottomRadius * sin(angle),
+                                z: CourtCorpus.Court.rimHeight - CourtCorpus.Court.netDepth)
+                            guard let still = camera.project(ring), let moved = camera.project(ring + offset) else {
+                                continue
+                            }
+                            let (dx, dy) = (moved.x - still.x, moved.y - still.y)
+                            most = max(most, (dx * dx + dy * dy).squareRoot())
+                        }
+                    }
+                    least[placement] = min(least[placement] ?? .infinity, most)
+                }
+            }
+        }
+        #expect(least.count == CourtCorpus.Placement.allCases.count, "makes on every placement: \(least)")
+        #expect(least.values.allSatisfy { $0 >= 2 }, "the least the net moved after a make, px: \(least)")
     }
 }
