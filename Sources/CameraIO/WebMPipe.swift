@@ -100,6 +100,16 @@ public final class WebMPipe: Sendable {
     public func finishInput() {
         guard !inputClosed.exchange(true, ordering: .relaxed) else { return }
         writer.async { [self] in
+            // What is still in the pipe is thrown away when the last descriptor on it closes, and
+            // until the reader has opened it, ours is the last: a stream shorter than the pipe's
+            // buffer (64 KiB) that ended before FFmpeg got to it was lost whole ("Invalid data
+            // found when processing input"). So the end waits until the reader has taken what is
+            // there, or is gone (at most 30 s).
+            for _ in 0..<300 where !readerGone.load(ordering: .sequentiallyConsistent) {
+                var waiting: Int32 = 0
+                guard ioctl(descriptor, UInt(FIONREAD), &waiting) == 0, waiting > 0 else { break }
+                usleep(100_000)
+            }
             // The reader sees the end when the last writer closes; ours is the only one. The
             // descriptor stays open (for `deinit`) as a reader only, so it is re-pointed at
             // /dev/null rather than closed twice.
