@@ -340,9 +340,9 @@ public enum CourtCorpus {
     /// across the floor, 7 cm for a make and 2 cm for a knock on the rim or board, and, for a make,
     /// pulled down while the ball drags the cords through (an eighth of a second, about as long as
     /// it takes to drop through) and springing back up past where it hangs, 8 cm each way before it
-    /// dies down, as a real net does. That part shows from every side; until stop 66 there was only the swing, and a make
-    /// whose way was along the camera's line of sight (from behind, or a knock that sent it across)
-    /// left the net still in the picture once the ball was out of it.
+    /// dies down, as a real net does. That part shows from every side; until stop 66 there was only
+    /// the swing, and a make whose way was along the camera's line of sight (from behind, or a knock
+    /// that sent it across) left the net still in the picture once the ball was out of it.
     static func netOffset(way: V3, made: Bool, age: Double) -> V3 {
         guard age >= 0, age < 2 else { return V3(x: 0, y: 0, z: 0) }
         let swing = way * ((made ? 0.07 : 0.02) * exp(-age / 0.35) * sin(age * 2 * .pi * 2.5))
