@@ -151,7 +151,7 @@ public enum CourtCorpus {
             Array(4741...4750)
         ),
         (
-            "held out from stop 66 on (ten seeds at 1280×720 30 fps, both colours; the first four at 1920×1080 60 fps too, both colours), named before rendering",
+            "held out until the end of stop 66, named before rendering, scored once then on the corpus's revision 2 (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its faults, two grey rims from behind not found, printed)",
             Array(4751...4760)
         ),
     ]
