@@ -191,8 +191,10 @@ public enum CourtCorpus {
 
     /// Whether `directory` was rendered by this ``revision``.
     public static func isCurrent(_ directory: String) -> Bool {
-        (try? String(contentsOfFile: "\(directory)/revision", encoding: .utf8)) == "\(revision)"
+        (try? String(contentsOfFile: revisionFile(directory), encoding: .utf8)) == "\(revision)"
     }
+
+    static func revisionFile(_ directory: String) -> String { "\(directory)/revision" }
 
     /// Renders one video per seed into `directory` (`<placement>-<seed>.mp4`, a `truth.json` with
     /// all of them, the ``revision``) and returns the ground truth.
@@ -207,7 +209,7 @@ public enum CourtCorpus {
             videos.append(try render(path: path, options: options, generator: &generator))
         }
         try JSONEncoder().encode(videos).write(to: URL(fileURLWithPath: "\(directory)/truth.json"))
-        try "\(revision)".write(toFile: "\(directory)/revision", atomically: true, encoding: .utf8)
+        try "\(revision)".write(toFile: revisionFile(directory), atomically: true, encoding: .utf8)
         return videos
     }
 

@@ -230,12 +230,12 @@ enum CourtBench {
         var videos: [BasketballCorpus.Video] = []
         for seed in seeds {
             let seedFolder = "\(folder)/\(seed)"
+            // Reused only when rendered by this revision: an older one (among them those rendered
+            // before the truth had Noah's numbers) is rendered again below.
             if CourtCorpus.isCurrent(seedFolder),
                 let data = FileManager.default.contents(atPath: "\(seedFolder)/truth.json"),
                 let cached = try? JSONDecoder().decode([BasketballCorpus.Video].self, from: data),
-                let video = cached.first, FileManager.default.fileExists(atPath: video.path),
-                // Rendered before the truth had Noah's numbers: rendered again (the same video).
-                video.events.contains(where: { $0.atRim != nil })
+                let video = cached.first, FileManager.default.fileExists(atPath: video.path)
             {
                 videos.append(video)
                 continue
