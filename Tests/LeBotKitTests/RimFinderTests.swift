@@ -483,6 +483,17 @@ enum RimSeeds {
         #expect(found.result.evidence.contains("seen from the side, and beside it"), "\(found.said)")
     }
 
+    /// A pale tiled wall behind the board encloses its tiles as a square is enclosed, and tiles
+    /// nearer the camera are larger than the board's square: steel behind-4757 (the held-out slice
+    /// of stop 66, seen since) had six, tried before it, none with a ring under it, and no hoop
+    /// was found. A board's square is painted with a broad dark line, a wall's tiles have thin
+    /// faint joints: the square is tried first and the grey rim under it found.
+    @Test func aTiledWallsLargerTilesAreNotTakenForTheBoardsSquare() throws {
+        let found = try Self.steelCourtRim(.behind, seed: 4757)
+        #expect(found.score.isFound, "\(found.said)")
+        #expect(found.result.evidence.contains("inner square"), "\(found.said)")
+    }
+
     /// A grey rim in a warm light is orange along part of its length, and the orange finder took
     /// that part for the rim. Steel sideRight-4403 (the held-out slice of stop 57, seen since): an
     /// orange bar 44 px wide, still in 90 % of frames, a net under it, on a rim 73 px wide; its

@@ -112,7 +112,8 @@ extension RimFinder {
     }
 
     /// The backboard's inner square in `picture`: every pale patch enclosed by a thin line as the
-    /// square is, in the upper part of the picture, the largest first.
+    /// square is, in the upper part of the picture; those whose line is as broad as a painted
+    /// square's (``broadLine``) first, then the rest, each the largest first.
     static func boardSquares(in picture: BoardPicture, rules: SquareRules = .init()) -> [BoardSquare] {
         let (width, height, board, labels, pieces) = (
             picture.width, picture.height, picture.board, picture.labels, picture.pieces
@@ -197,11 +198,23 @@ extension RimFinder {
                     x: piece.minX, y: top, width: w, height: h, sides: sides, enclosed: enclosed,
                     sideOn: rules.sideOn, line: topLines.sorted()[topLines.count / 2]))
         }
-        // The largest first (the first found of those the same size, as pieces are labelled).
-        return squares.enumerated().sorted {
-            ($0.element.width * $0.element.height, -$0.offset) > ($1.element.width * $1.element.height, -$1.offset)
-        }.map(\.element)
+        // Those painted with a broad line first, then the largest first (the first found of those
+        // the same size, as pieces are labelled).
+        func rank(_ found: (offset: Int, element: BoardSquare)) -> (Int, Int, Int) {
+            (found.element.line >= broadLine ? 1 : 0, found.element.width * found.element.height, -found.offset)
+        }
+        return squares.enumerated().sorted { rank($0) > rank($1) }.map(\.element)
     }
+
+    /// The least thickness (pixels, as ``BoardSquare/line`` reads it) of a square's line that is
+    /// painted like a board's: a stripe about a twelfth of the square's width (5 cm round 59 cm),
+    /// dark on pale board, read 11–15 px on the 3D court's boards and 8–10 on five phone videos'
+    /// (the smoothing and the flatness test add about three each side of a clear line). The thin
+    /// or faint lines that enclose other pale patches like a square read 1–3: between a pale
+    /// wall's tiles (steel behind-4757 at 1280×720 and behind-4751 at 1920×1080: six and three
+    /// tiles larger than the board's square, which was tried after them or not at all), round a
+    /// window's pane, a net's loops. Squares with such a line are tried first (``squaresTried``).
+    static let broadLine = 6
 
     /// How sure a ring under a board's square must be (``Ring/score``): less than at a tap
     /// (``RingSearch/minimumScore``), as the square already says a hoop is there. A grey rim 2 px
@@ -219,11 +232,11 @@ extension RimFinder {
         return ringBesideBoard(in: frames, picture: picture)
     }
 
-    /// How many of the pale patches enclosed as a square is (``boardSquares(in:rules:)``, the
-    /// largest first) a ring is looked for by, until one has one: the largest is not always the
-    /// board's. From the side a net's loops under a grey rim enclose a patch of pale wall as
-    /// large as a board's square turned far away (steel sideLeft-4407: 39×30 px, beside it the
-    /// square 19×46; no ring beside the net's, and no hoop found).
+    /// How many of the pale patches enclosed as a square is (``boardSquares(in:rules:)``, broad
+    /// lines first, then the largest) a ring is looked for by, until one has one: the largest is
+    /// not always the board's. From the side a net's loops under a grey rim enclose a patch of
+    /// pale wall as large as a board's square turned far away (steel sideLeft-4407: 39×30 px,
+    /// beside it the square 19×46; no ring beside the net's, and no hoop found).
     static let squaresTried = 3
 
     /// The ring under `square` (found facing the camera) in `frames`, or nil when none is as
