@@ -151,8 +151,12 @@ public enum CourtCorpus {
             Array(4741...4750)
         ),
         (
-            "held out until the end of stop 66, named before rendering, scored once then on the corpus's revision 2 (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its faults, two grey rims from behind not found, printed)",
+            "held out until the end of stop 66, named before rendering, scored once then on the corpus's revision 2 (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its faults, two grey rims from behind not found, printed), then those two read at stop 67: seen",
             Array(4751...4760)
+        ),
+        (
+            "held out: named at stop 67 before rendering (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours), to be scored once at its end",
+            Array(4761...4770)
         ),
     ]
 
