@@ -6,16 +6,21 @@ public struct EventMatch: Sendable, Hashable, Codable {
     public var type: String
     /// The line that matched, as recognised.
     public var text: String
+    /// The line as people are shown it: ``text`` with the keywords matched despite a misread
+    /// letter written as the profile writes them ("Ninja eliminatecl Raven" read, "Ninja
+    /// eliminated Raven" shown).
+    public var shown: String
     public var confidence: Double
     /// Where the line is in the region.
     public var box: NormalizedRect
 
     public init(
         type: String, text: String, confidence: Double,
-        box: NormalizedRect = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
+        box: NormalizedRect = NormalizedRect(x: 0, y: 0, width: 1, height: 1), shown: String? = nil
     ) {
         self.type = type
         self.text = text
+        self.shown = shown ?? text
         self.confidence = confidence
         self.box = box
     }
@@ -165,7 +170,7 @@ public struct GameProfile: DetectionProfile, Codable {
                     matches.append(
                         EventMatch(
                             type: matcher.rule.type, text: observation.text, confidence: observation.confidence,
-                            box: observation.box))
+                            box: observation.box, shown: matcher.respelled(observation.text)))
                     break  // one event per line: the first rule that matches wins
                 }
             }
@@ -234,6 +239,29 @@ struct RuleMatcher {
         excluded = rule.excludeKeywords.map { TextFolding.words(TextFolding.fold($0)) }.filter { !$0.isEmpty }
         // Patterns are checked by GameProfile.validate(); one that does not compile is skipped here.
         patterns = rule.patterns.compactMap { try? Regex(TextFolding.fold($0)).ignoresCase() }
+    }
+
+    /// `text` with each word that matched a keyword's word by a misread letter (``TextFolding/wordMatches(_:_:fuzzy:)``)
+    /// written as the rule writes that word, in the word's case when it was read all in capitals.
+    /// A word one or two letters longer than the keyword's is the keyword misread (OCR reads a
+    /// "d" as "cl"); a longer one is the keyword run together with a neighbour, and a space is put
+    /// between them. Words read right, and lines matched by a pattern, are left as read.
+    func respelled(_ text: String) -> String {
+        let written = rule.keywords.flatMap { $0.split(separator: " ").map(String.init) }
+        let folded = written.map(TextFolding.fold)
+        guard folded.contains(where: { $0.count >= 6 }) else { return text }
+        return text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
+            let word = TextFolding.fold(String(token))
+            guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber }), !folded.contains(word),
+                let index = folded.indices.first(where: { TextFolding.wordMatches(word, folded[$0], fuzzy: true) })
+            else { return String(token) }
+            let keyword = token.allSatisfy { !$0.isLowercase } ? written[index].uppercased() : written[index]
+            let extra = word.count - folded[index].count
+            if extra <= 2 { return keyword }
+            // Run together: the keyword is at the word's start or end.
+            let atStart = TextFolding.wordMatches(String(word.prefix(folded[index].count)), folded[index], fuzzy: true)
+            return atStart ? keyword + " " + token.suffix(extra) : token.prefix(extra) + " " + keyword
+        }.joined(separator: " ")
     }
 
     func matches(folded: String, words: [String]) -> Bool {

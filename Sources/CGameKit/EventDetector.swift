@@ -5,7 +5,7 @@ import Synchronization
 /// An event found on screen, at the media time of the first frame that showed it.
 public struct DetectedEvent: Sendable, Codable {
     public var type: String
-    /// The line of text that announced it.
+    /// The line of text that announced it, as people are shown it (``EventMatch/shown``).
     public var text: String
     public var confidence: Double
     public var time: MediaTime
@@ -349,7 +349,7 @@ public final class EventDetector: Sendable {
         var event = first
         let firstWords = TextFolding.words(TextFolding.fold(first.text))
         if reading.confidence > first.confidence || Self.isBare(firstWords, profile.announcingWords(for: first.type)) {
-            event.text = reading.text
+            event.text = reading.shown
             event.confidence = reading.confidence
         }
         Self.insert(event, into: &events)
@@ -395,7 +395,7 @@ public final class EventDetector: Sendable {
             // Compare words only: stray marks read from outlines and scenery are not part of a line.
             let words = TextFolding.words(TextFolding.fold(match.text))
             let event = DetectedEvent(
-                type: match.type, text: match.text, confidence: match.confidence, time: now, frame: result.frame)
+                type: match.type, text: match.shown, confidence: match.confidence, time: now, frame: result.frame)
             // A recent line that reads the same (or a new line's first reading): preferably the one
             // in this place, else elsewhere (a feed that scrolls, a print that faded out and in).
             // A reading with the keywords only ("you fragged": the name not read as a print fades in

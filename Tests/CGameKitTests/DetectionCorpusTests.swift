@@ -302,6 +302,12 @@ struct EventIdentityTests {
         #expect(try events([carol, carol, nil, nil, carol, carol]).count == 1)
     }
 
+    @Test("a frag whose keyword reads with a letter wrong is reported with the keyword as the game writes it")
+    func aMisreadKeywordIsReportedAsTheGameWritesIt() throws {
+        // "d" read as "cl", as Tesseract reads it in small print.
+        #expect(try events(["You fraggecl Major", "You fraggecl Major", "You fraqged Major"]) == ["You fragged Major"])
+    }
+
     // What OpenArena showed in a recorded bot match (tests/benchmarks: the OpenArena corpus), at
     // CGame's 10 readings a second.
     @Test(

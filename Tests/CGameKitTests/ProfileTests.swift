@@ -67,6 +67,23 @@ import Testing
         #expect(fortnite.didDetectEvent(from: [line("A eliminated B")]))
     }
 
+    /// A line matched by a keyword read with a letter wrong is shown with the keyword as the game
+    /// writes it (the capture page listed "Ninja eliminatecl Raven"), and kept as read for telling
+    /// readings of one line apart.
+    @Test func aKeywordReadWithALetterWrongIsShownAsTheProfileWritesIt() throws {
+        let fortnite = try ProfileLibrary.profile(named: "fortnite", userDirectory: "/nonexistent")
+        let apex = try ProfileLibrary.profile(named: "apex", userDirectory: "/nonexistent")
+        func shown(_ profile: GameProfile, _ text: String) -> [String] { profile.events(in: [line(text)]).map(\.shown) }
+        #expect(shown(fortnite, "Ninja eliminatecl Raven") == ["Ninja eliminated Raven"])  // "d" read as "cl"
+        #expect(shown(fortnite, "Ninja e1iminated Bot42") == ["Ninja eliminated Bot42"])
+        #expect(shown(fortnite, "NINJA ELIMINATEO BOT42") == ["NINJA ELIMINATED BOT42"])
+        #expect(shown(fortnite, "Ninja eliminatedBot42") == ["Ninja eliminated Bot42"])
+        #expect(shown(apex, "Wraith knockeddown Bloodhound") == ["Wraith knocked down Bloodhound"])
+        // Read right: as read, case and all.
+        #expect(shown(fortnite, "Ninja ELIMINATED Bot42") == ["Ninja ELIMINATED Bot42"])
+        #expect(fortnite.events(in: [line("Ninja eliminatecl Raven")]).map(\.text) == ["Ninja eliminatecl Raven"])
+    }
+
     @Test func patternsUseRegularExpressions() throws {
         let cs2 = try ProfileLibrary.profile(named: "cs2", userDirectory: "/nonexistent")
         #expect(cs2.events(in: [line("Counter-Terrorists Win")]).map(\.type) == ["RoundWin"])
