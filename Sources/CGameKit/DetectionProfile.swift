@@ -241,11 +241,12 @@ struct RuleMatcher {
         patterns = rule.patterns.compactMap { try? Regex(TextFolding.fold($0)).ignoresCase() }
     }
 
-    /// `text` with each word that matched a keyword's word by a misread letter (``TextFolding/wordMatches(_:_:fuzzy:)``)
-    /// written as the rule writes that word, in the word's case when it was read all in capitals.
-    /// A word one or two letters longer than the keyword's is the keyword misread (OCR reads a
-    /// "d" as "cl"); a longer one is the keyword run together with a neighbour, and a space is put
-    /// between them. Words read right, and lines matched by a pattern, are left as read.
+    /// `text` with each word that matched a word of the rule's keywords by a misread letter
+    /// (``TextFolding/wordMatches(_:_:fuzzy:)``) written as the rule writes that word, in capitals
+    /// when it was read in capitals. A word one or two letters longer than the keyword's is the
+    /// keyword misread (OCR reads a "d" as "cl"); a longer one is the keyword run together with a
+    /// neighbour, and they get a space between them. Words read right are left as read, and so
+    /// is every word of a rule with no keyword word of 6 letters or more (none matches fuzzily).
     func respelled(_ text: String) -> String {
         let written = rule.keywords.flatMap { $0.split(separator: " ").map(String.init) }
         let folded = written.map(TextFolding.fold)
