@@ -232,10 +232,17 @@ struct RuleMatcher {
     let keywords: [[String]]
     let excluded: [[String]]
     let patterns: [Regex<AnyRegexOutput>]
+    /// The keywords' words that match with a misread letter (6 letters or more), as the rule writes
+    /// them and folded (``respelled(_:)``).
+    let misreadable: [(written: String, folded: String)]
 
     init(rule: GameProfile.EventRule) {
         self.rule = rule
         keywords = rule.keywords.map { TextFolding.words(TextFolding.fold($0)) }.filter { !$0.isEmpty }
+        misreadable = rule.keywords.flatMap { $0.split(separator: " ") }.map {
+            (String($0), TextFolding.fold(String($0)))
+        }
+        .filter { $0.folded.count >= 6 }
         excluded = rule.excludeKeywords.map { TextFolding.words(TextFolding.fold($0)) }.filter { !$0.isEmpty }
         // Patterns are checked by GameProfile.validate(); one that does not compile is skipped here.
         patterns = rule.patterns.compactMap { try? Regex(TextFolding.fold($0)).ignoresCase() }
@@ -248,19 +255,18 @@ struct RuleMatcher {
     /// neighbour, and they get a space between them. Words read right are left as read, and so
     /// is every word of a rule with no keyword word of 6 letters or more (none matches fuzzily).
     func respelled(_ text: String) -> String {
-        let written = rule.keywords.flatMap { $0.split(separator: " ").map(String.init) }
-        let folded = written.map(TextFolding.fold)
-        guard folded.contains(where: { $0.count >= 6 }) else { return text }
+        guard !misreadable.isEmpty else { return text }
         return text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
             let word = TextFolding.fold(String(token))
-            guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber }), !folded.contains(word),
-                let index = folded.indices.first(where: { TextFolding.wordMatches(word, folded[$0], fuzzy: true) })
+            guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber }),
+                !misreadable.contains(where: { $0.folded == word }),
+                let match = misreadable.first(where: { TextFolding.wordMatches(word, $0.folded, fuzzy: true) })
             else { return String(token) }
-            let keyword = token.allSatisfy { !$0.isLowercase } ? written[index].uppercased() : written[index]
-            let extra = word.count - folded[index].count
+            let keyword = token.allSatisfy { !$0.isLowercase } ? match.written.uppercased() : match.written
+            let extra = word.count - match.folded.count
             if extra <= 2 { return keyword }
             // Run together: the keyword is at the word's start or end.
-            let atStart = TextFolding.wordMatches(String(word.prefix(folded[index].count)), folded[index], fuzzy: true)
+            let atStart = TextFolding.wordMatches(String(word.prefix(match.folded.count)), match.folded, fuzzy: true)
             return atStart ? keyword + " " + token.suffix(extra) : token.prefix(extra) + " " + keyword
         }.joined(separator: " ")
     }
