@@ -155,7 +155,7 @@ public enum CourtCorpus {
             Array(4751...4760)
         ),
         (
-            "held out: named at stop 67 before rendering (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours), to be scored once at its end",
+            "held out until the end of stop 67, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its one fault, orange sideRight-4764, printed)",
             Array(4761...4770)
         ),
     ]
