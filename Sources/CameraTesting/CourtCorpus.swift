@@ -193,12 +193,20 @@ public enum CourtCorpus {
     /// `revision`, and a folder rendered by an older one is rendered again, not reused.
     public static let revision = 2
 
-    /// Whether `directory` was rendered by this ``revision``.
-    public static func isCurrent(_ directory: String) -> Bool {
-        (try? String(contentsOfFile: revisionFile(directory), encoding: .utf8)) == "\(revision)"
+    /// The ground truth of the videos ``generate(in:seeds:options:)`` rendered into `directory`, or
+    /// nil when it was rendered by an older ``revision`` (or never) or a video is missing: such a
+    /// folder is to be rendered again, not reused.
+    public static func rendered(in directory: String) -> [BasketballCorpus.Video]? {
+        guard (try? String(contentsOfFile: revisionFile(directory), encoding: .utf8)) == "\(revision)",
+            let data = FileManager.default.contents(atPath: truthFile(directory)),
+            let videos = try? JSONDecoder().decode([BasketballCorpus.Video].self, from: data),
+            videos.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) })
+        else { return nil }
+        return videos
     }
 
     static func revisionFile(_ directory: String) -> String { "\(directory)/revision" }
+    static func truthFile(_ directory: String) -> String { "\(directory)/truth.json" }
 
     /// Renders one video per seed into `directory` (`<placement>-<seed>.mp4`, a `truth.json` with
     /// all of them, the ``revision``) and returns the ground truth.
@@ -212,7 +220,7 @@ public enum CourtCorpus {
             let path = "\(directory)/\(options.placement.rawValue)-\(seed).mp4"
             videos.append(try render(path: path, options: options, generator: &generator))
         }
-        try JSONEncoder().encode(videos).write(to: URL(fileURLWithPath: "\(directory)/truth.json"))
+        try JSONEncoder().encode(videos).write(to: URL(fileURLWithPath: truthFile(directory)))
         try "\(revision)".write(toFile: revisionFile(directory), atomically: true, encoding: .utf8)
         return videos
     }

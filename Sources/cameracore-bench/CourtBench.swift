@@ -232,11 +232,7 @@ enum CourtBench {
             let seedFolder = "\(folder)/\(seed)"
             // Reused only when rendered by this revision: an older one (among them those rendered
             // before the truth had Noah's numbers) is rendered again below.
-            if CourtCorpus.isCurrent(seedFolder),
-                let data = FileManager.default.contents(atPath: "\(seedFolder)/truth.json"),
-                let cached = try? JSONDecoder().decode([BasketballCorpus.Video].self, from: data),
-                let video = cached.first, FileManager.default.fileExists(atPath: video.path)
-            {
+            if let video = CourtCorpus.rendered(in: seedFolder)?.first {
                 videos.append(video)
                 continue
             }
