@@ -155,8 +155,12 @@ public enum CourtCorpus {
             Array(4751...4760)
         ),
         (
-            "held out until the end of stop 67, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its one fault, orange sideRight-4764, printed)",
+            "held out until the end of stop 67, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its one fault, orange sideRight-4764, printed), then that fault read at stop 68: seen",
             Array(4761...4770)
+        ),
+        (
+            "held out until the end of stop 68, named before rendering (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours)",
+            Array(4771...4780)
         ),
     ]
 
