@@ -741,11 +741,14 @@ import Testing
     /// Once a net the finder saw has moved a little, it is a net that moves for the rest of the
     /// video: a later ball down through the rim that leaves it quite still did not go through (a
     /// rim-out from the side), and neither did one lost after it came down into the rim. Before
-    /// anything is known of the net, such a lost ball is unclear.
+    /// anything is known of the net, such a lost ball is unclear. (The first, which shivers the
+    /// net, falls on freely and moves on across under the rim: a rim-out, not a ball the net
+    /// stopped, ``fromTheSideAFlatShotThatFellStraightOnThroughTheNetIsAMake()``.)
     @Test func aNetSeenToMoveOnceStaysLive() {
         let withNet = ShotEventDetector(rim: Self.rim, width: Self.width, height: Self.height, netBelow: true)
         var events = Self.shoot(
-            withNet, from: 1, entryX: 216, slope: 1.2, netSwings: false, netShivers: true, freely: true)
+            withNet, from: 1, entryX: 216, slope: 1.2, fall: (2.1, 5), netSwings: false, netShivers: true,
+            freely: true)
         events += Self.shoot(withNet, from: 6, entryX: 216, slope: 1.2, netSwings: false, freely: true)
         events += Self.shoot(withNet, from: 11, entryX: 216, slope: 1.2, netSwings: false, unseen: 1..<21)
         #expect(events.map(\.outcome) == [.miss, .miss, .miss], "\(events.map(\.reason))")
@@ -893,6 +896,27 @@ import Testing
         #expect(held.map(\.outcome) == [.make], "\(held.map(\.reason)), net \(held.map(\.netMotion))")
         #expect(swish.map(\.outcome) == [.make], "\(swish.map(\.reason))")
         #expect(split.map(\.outcome) == [.miss], "\(split.map(\.reason))")
+    }
+
+    /// From the side, a flat shot that flew into the rim fast across the picture and fell on nearly
+    /// as fast as it came, brushing the net, is a make when it went on straight down: the net took
+    /// its speed across (sideRight-4764, held out at stop 67: a swish at 44° called a miss for
+    /// falling freely, in at 7.5 rim widths a second, on at 0.35). The same fall moving on across
+    /// at 2 rim widths a second, as longs back off the board and air balls past the rim do, is the
+    /// miss it was; so is a steep ball that came in slowly and fell straight on.
+    @Test func fromTheSideAFlatShotThatFellStraightOnThroughTheNetIsAMake() {
+        let straight = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, netSwings: false, brushed: true, freely: true)
+        #expect(straight.map(\.outcome) == [.make], "\(straight.map(\.reason)), net \(straight.map(\.netMotion))")
+        let brush = straight.first?.netMotion ?? 0
+        #expect(brush >= 0.009 && brush < 0.025, "net \(brush)")
+        let onAcross = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 1.2, fall: (2.1, 5), netSwings: false, brushed: true,
+            freely: true)
+        #expect(onAcross.map(\.outcome) == [.miss], "\(onAcross.map(\.reason))")
+        let steep = Self.shoot(
+            detector(), from: 1, entryX: 216, slope: 8, netSwings: false, brushed: true, freely: true)
+        #expect(steep.map(\.outcome) == [.miss], "\(steep.map(\.reason))")
     }
 
     /// From the side, a ball back off the board that comes down across the front of the rim, still

@@ -92,6 +92,17 @@ public final class ShotEventDetector {
         /// rim's opening fell straight down under it, in the net (``droppedIn``): seen side-on
         /// (stop 63, 4606–4720) makes the still net called misses 0.12 at most, misses 0.8 or more.
         public var droppedStraight = 0.4
+        /// Rim widths a second across the picture under which a ball that flew across the picture
+        /// (from the side) at ``movingAcross`` or more went on straight down under the rim, steadily
+        /// (``acrossUnderTheRim(_:)``): the net took its speed across, so falling on nearly as fast
+        /// as it came (``fellFreely``) does not make it one that passed the rim or came off it. 3D
+        /// court (stop 68, seen slices to 4770, every placement and format): of the 101 misses
+        /// called for falling on freely, those that flew across the picture and came in at 1.5 or
+        /// more moved on across under the rim at 1.26 rim widths a second or more (longs back off
+        /// the board, air balls past it) or unsteadily; rim-outs at 45° fell on at 0.86–1.07 but came
+        /// in at 1.0 or less, their speed across spent on the rim. The one make called so
+        /// (sideRight-4764, held out at stop 67: a flat swish at 44°, in at 7.5) fell on at 0.35.
+        public var fellStraight = 0.7
         /// Inches across the picture from the rim's centre at which a ball that came down steeply
         /// along the line of sight (45°, behind the shooter) and moved the net less than a swing
         /// across the picture would (``netMotionForMake``) hit the rim and bounced out: the net
@@ -974,6 +985,18 @@ public final class ShotEventDetector {
         return abs(under.speed) >= least
     }
 
+    /// Whether the ball, flown across the picture into the rim at ``Configuration/movingAcross`` rim
+    /// widths a second or more, went on under it straight down, steadily
+    /// (``Configuration/fellStraight``): the net took its speed across. A ball that passed the rim
+    /// keeps that speed; one back off the board or off the rim moves on across the other way.
+    /// `descent` is ``descent(_:)`` of the attempt.
+    func fellStraightDown(_ descent: Descent?, _ attempt: Attempt) -> Bool {
+        guard let descent, abs(descent.comingIn) >= configuration.movingAcross,
+            let under = acrossUnderTheRim(attempt)
+        else { return false }
+        return under.steady && abs(under.speed) < configuration.fellStraight
+    }
+
     /// How fast the ball moved across the picture under the rim, rim widths a second, and whether
     /// steadily: a line fitted to where it was seen in its first 0.4 s a third of a rim width or
     /// more under the rim line, at its full size (a ball half hidden by the rim or the net is seen
@@ -1183,7 +1206,8 @@ public final class ShotEventDetector {
     /// (``passedBeside(_:_:acrossTheView:)``); a make is a miss when the ball fell on freely
     /// (``Configuration/fellFreely``) and the net did not swing as a ball through it does: from
     /// the side ``Configuration/brushedTheNet``, along the line of sight
-    /// ``Configuration/swungThroughTheNet``.
+    /// ``Configuration/swungThroughTheNet``, unless, from the side, it went on straight down
+    /// (``fellStraightDown(_:_:)``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -1270,7 +1294,8 @@ public final class ShotEventDetector {
         if saidByTheNet, netHeldTheBall(lag) {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
         } else if outcome.0 == .make, peak < (across ? configuration.brushedTheNet : configuration.swungThroughTheNet),
-            let lag, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely
+            let lag, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely,
+            !(across && fellStraightDown(descent, attempt))
         {
             outcome = (
                 .miss,
