@@ -991,10 +991,15 @@ public final class ShotEventDetector {
     /// keeps that speed; one back off the board or off the rim moves on across the other way.
     /// `descent` is ``descent(_:)`` of the attempt.
     func fellStraightDown(_ descent: Descent?, _ attempt: Attempt) -> Bool {
-        guard let descent, abs(descent.comingIn) >= configuration.movingAcross,
-            let under = acrossUnderTheRim(attempt)
-        else { return false }
-        return under.steady && abs(under.speed) < configuration.fellStraight
+        guard let descent, abs(descent.comingIn) >= configuration.movingAcross else { return false }
+        return wentStraightDown(attempt, slowerThan: configuration.fellStraight)
+    }
+
+    /// Whether the ball went on under the rim straight down, steadily: across the picture at less
+    /// than `limit` rim widths a second (``acrossUnderTheRim(_:)``).
+    func wentStraightDown(_ attempt: Attempt, slowerThan limit: Double) -> Bool {
+        guard let under = acrossUnderTheRim(attempt) else { return false }
+        return under.steady && abs(under.speed) < limit
     }
 
     /// How fast the ball moved across the picture under the rim, rim widths a second, and whether
@@ -1042,7 +1047,7 @@ public final class ShotEventDetector {
         if descent.cameBack, abs(speedAcross(descent.under.prefix(4))) < configuration.heldUnder {
             return "dropped in off the board: the net moved and held it"
         }
-        if let under = acrossUnderTheRim(attempt), under.steady, abs(under.speed) < configuration.droppedStraight {
+        if wentStraightDown(attempt, slowerThan: configuration.droppedStraight) {
             return "dropped in straight down: the net moved a little and held it"
         }
         return nil
