@@ -96,11 +96,11 @@ public final class ShotEventDetector {
         /// (from the side) at ``movingAcross`` or more went on straight down under the rim, steadily
         /// (``acrossUnderTheRim(_:)``): the net took its speed across, so falling on nearly as fast
         /// as it came (``fellFreely``) does not make it one that passed the rim or came off it. 3D
-        /// court (stop 68, seen slices to 4770, every placement and format): of the 101 misses
+        /// court (stop 68, seen slices to 4770, every placement and format): of the 102 misses
         /// called for falling on freely, those that flew across the picture and came in at 1.5 or
         /// more moved on across under the rim at 1.26 rim widths a second or more (longs back off
         /// the board, air balls past it) or unsteadily; rim-outs at 45° fell on at 0.86–1.07 but came
-        /// in at 1.0 or less, their speed across spent on the rim. The one make called so
+        /// in at 1.02 or less, their speed across spent on the rim. The one make called so
         /// (sideRight-4764, held out at stop 67: a flat swish at 44°, in at 7.5) fell on at 0.35.
         public var fellStraight = 0.7
         /// Inches across the picture from the rim's centre at which a ball that came down steeply
