@@ -985,13 +985,13 @@ public final class ShotEventDetector {
         return abs(under.speed) >= least
     }
 
-    /// Whether the ball, flown across the picture into the rim at ``Configuration/movingAcross`` rim
-    /// widths a second or more, went on under it straight down, steadily
-    /// (``Configuration/fellStraight``): the net took its speed across. A ball that passed the rim
-    /// keeps that speed; one back off the board or off the rim moves on across the other way.
-    /// `descent` is ``descent(_:)`` of the attempt.
-    func fellStraightDown(_ descent: Descent?, _ attempt: Attempt) -> Bool {
-        guard let descent, abs(descent.comingIn) >= configuration.movingAcross else { return false }
+    /// Whether the ball, flown across the picture (from the side) into the rim at
+    /// ``Configuration/movingAcross`` rim widths a second or more, went on under it straight down,
+    /// steadily (``Configuration/fellStraight``): the net took its speed across. A ball that passed
+    /// the rim keeps that speed; one back off the board or off the rim moves on across the other way.
+    /// `descent` is ``descent(_:)`` of the attempt, `acrossTheView` ``acrossTheView(_:)``'s answer.
+    func fellStraightDown(_ attempt: Attempt, _ descent: Descent?, acrossTheView: Bool) -> Bool {
+        guard acrossTheView, let descent, abs(descent.comingIn) >= configuration.movingAcross else { return false }
         return wentStraightDown(attempt, slowerThan: configuration.fellStraight)
     }
 
@@ -1212,7 +1212,7 @@ public final class ShotEventDetector {
     /// (``Configuration/fellFreely``) and the net did not swing as a ball through it does: from
     /// the side ``Configuration/brushedTheNet``, along the line of sight
     /// ``Configuration/swungThroughTheNet``, unless, from the side, it went on straight down
-    /// (``fellStraightDown(_:_:)``).
+    /// (``fellStraightDown(_:_:acrossTheView:)``).
     /// `cutOff`: the input ended before ``Configuration/netWindow`` was over, so a net that has
     /// not swung yet says nothing: a steep crossing is then undecided, and a make by the path stands.
     private func judge(_ attempt: Attempt, at time: Double, cutOff: Bool = false) -> ShotEvent {
@@ -1300,7 +1300,7 @@ public final class ShotEventDetector {
             outcome = (.make, "dropped through the net, which held it, though it barely moved")
         } else if outcome.0 == .make, peak < (across ? configuration.brushedTheNet : configuration.swungThroughTheNet),
             let lag, max(lag.fromApex, lag.fromEntry) < configuration.fellFreely,
-            !(across && fellStraightDown(descent, attempt))
+            !fellStraightDown(attempt, descent, acrossTheView: across)
         {
             outcome = (
                 .miss,
