@@ -213,11 +213,14 @@ public enum CourtCorpus {
     static func truthFile(_ directory: String) -> String { "\(directory)/truth.json" }
 
     /// Renders one video per seed into `directory` (`<placement>-<seed>.mp4`, a `truth.json` with
-    /// all of them, the ``revision``) and returns the ground truth.
+    /// all of them, the ``revision``) and returns the ground truth. What a killed render left in the
+    /// folder (``AtomicFile/removeLeftovers(in:)``) is deleted first.
     public static func generate(in directory: String, seeds: [UInt64], options: Options) throws
         -> [BasketballCorpus.Video]
     {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A render killed mid-way (a bench stopped to change its seeds) left its hidden file.
+        AtomicFile.removeLeftovers(in: directory)
         var videos: [BasketballCorpus.Video] = []
         for seed in seeds {
             var generator = SeededGenerator(seed: seed &* 2_654_435_761 &+ 17)

@@ -83,6 +83,47 @@ public enum AtomicFile {
         }
     }
 
+    /// What a name in a folder says when it is one of ``temporaryPath(for:)``'s hidden files: the
+    /// file it was to become and the process writing it (`.clip.mp4.tmp-4821-1.mp4` →
+    /// `clip.mp4`, 4821); nil for any other name.
+    public static func temporary(_ name: String) -> (file: String, writer: Int32)? {
+        let hidden = name.dropFirst()
+        guard name.hasPrefix("."), let marker = hidden.ranges(of: ".tmp-").last else { return nil }
+        let file = hidden[..<marker.lowerBound]
+        let rest = hidden[marker.upperBound...]
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !file.isEmpty, let writer = Int32(digits), rest.dropFirst(digits.count).first == "-" else {
+            return nil
+        }
+        return (String(file), writer)
+    }
+
+    /// Whether the process that writes a temporary file (``temporary(_:)``'s `writer`) still runs:
+    /// this one, or another alive. A killed writer's file is left over and never committed.
+    public static func isRunning(_ writer: Int32) -> Bool {
+        writer == getpid() || kill(writer, 0) == 0 || errno == EPERM
+    }
+
+    /// Deletes the hidden temporary files in `folder` whose writer no longer runs: a process killed
+    /// mid-write leaves its file behind (a finished or failed write leaves none). A running
+    /// writer's files, and every other file, are left alone. Returns the names deleted.
+    @discardableResult
+    public static func removeLeftovers(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
+            names.append(name)
+        }
+        closedir(directory)
+        return names.filter { name in
+            guard let (_, writer) = temporary(name), !isRunning(writer) else { return false }
+            return unlink("\(folder)/\(name)") == 0
+        }
+    }
+
     /// The folder part of a path (`.` for a bare file name).
     public static func folder(of path: String) -> String { split(path).folder }
 

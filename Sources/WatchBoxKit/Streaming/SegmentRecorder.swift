@@ -180,11 +180,8 @@ public struct RecordingArchive: Sendable {
     /// killed recorder's file is not here: ``recover()`` repairs it.
     public func openSegments() -> [RecordedSegment] {
         names().compactMap { name -> RecordedSegment? in
-            // `.<start>.mp4.tmp-<pid>-<n>` (AtomicFile's hidden name).
-            guard name.hasPrefix("."), name.contains(".mp4.tmp-") else { return nil }
-            let parts = name.split(separator: "-")
-            guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid == getpid() || kill(pid, 0) == 0,
-                let start = Int64(name.dropFirst().prefix { $0.isNumber })
+            guard let (file, writer) = AtomicFile.temporary(name), file.hasSuffix(".mp4"),
+                AtomicFile.isRunning(writer), let start = Int64(file.prefix { $0.isNumber })
             else { return nil }
             let path = directory + "/" + name
             var info = stat()
@@ -230,13 +227,9 @@ public struct RecordingArchive: Sendable {
             let path = directory + "/" + name
             if name.contains("-salvage.mp4") {
                 unlink(path)  // a repair that was itself interrupted; the original is still here
-            } else if name.hasPrefix("."), name.contains(".mp4.tmp-") {
-                // `.<start>.mp4.tmp-<pid>-<n>` (AtomicFile's hidden name).
-                let parts = name.split(separator: "-")
-                if parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid != getpid(), kill(pid, 0) == 0 {
-                    continue
-                }
-                guard let start = Int64(name.dropFirst().prefix { $0.isNumber }) else { continue }
+            } else if let (file, writer) = AtomicFile.temporary(name), file.hasSuffix(".mp4") {
+                if writer != getpid(), AtomicFile.isRunning(writer) { continue }
+                guard let start = Int64(file.prefix { $0.isNumber }) else { continue }
                 if let segment = salvage(path, start: Self.date(start)) { made.append(segment) }
                 unlink(path)
             } else if name.hasSuffix(".mp4"), let start = Int64(name.dropLast(4)) {
