@@ -159,8 +159,12 @@ public enum CourtCorpus {
             Array(4761...4770)
         ),
         (
-            "held out until the end of stop 68, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its one fault, steel angledRight-4773 at 1920×1080, printed)",
+            "held out until the end of stop 68, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first three at 1920×1080 60 fps too, both colours; its one fault, steel angledRight-4773 at 1920×1080, printed), then that fault read at stop 69: seen",
             Array(4771...4780)
+        ),
+        (
+            "held out until the end of stop 69, named before rendering",
+            Array(4781...4790)
         ),
     ]
 
