@@ -131,6 +131,16 @@ public final class ShotEventDetector {
         /// a share of a slow fall), so the line is at 0.3, not 0.4. (Stop 51: 0.6 by the fit since
         /// the apex alone, from the side only; misses along the line of sight lag up to 0.39 by that one.)
         public var heldByTheNet = 0.3
+        /// Share of gravity's pull under which the ball's fall to the rim line since its apex
+        /// gathered speed: it was held up on the rim or the board (``heldUpAboveTheRim(_:)``), and
+        /// along the line of sight, where a long passing behind the rim crosses it in the picture,
+        /// the net's least motion for a steep make (``netMotionForMakeAlongTheView``) says it
+        /// dropped in. A ball that rolled off the rim leaves the net still. 3D court (stop 69, seen
+        /// seeds 4751–4773, the shots judged with a fall read): at 45° and from behind the shooter
+        /// the misses flew freely, gathering speed at 0.5 of gravity or more in the picture (longs
+        /// 0.50 and up, one of them shaking the net 0.48 %; rim-outs 0.65, shorts 0.67, air balls
+        /// 0.9), banks at −0.4 and up, and the bank that rolled on the rim at 0.03 (−0.29 in orange).
+        public var heldUp = 0.3
         /// Rim widths under which a ball lags behind free flight, by both measures
         /// (``lagUnderTheRim(_:)``), when it fell on freely: it passed the rim or bounced off it,
         /// when the net moved less than a ball through it swings it (a ball off the rim shakes it
@@ -1098,10 +1108,7 @@ public final class ShotEventDetector {
             }), abs(later.time - t0 - configuration.lagTime) <= near
         else { return nil }
         let dt = later.time - t0
-        var fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
-        if let apex = fall.indices.min(by: { fall[$0].y < fall[$1].y }) {
-            fall = Array(fall.count - apex >= 4 ? fall[apex...] : fall.suffix(4))
-        }
+        let fall = fallAboveTheRim(attempt, until: t0)
         let entry =
             attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.12 }.suffix(3)
             + after.filter { $0.time - t0 <= 0.12 }.prefix(1)
@@ -1117,6 +1124,27 @@ public final class ShotEventDetector {
         let fromApex = (a * dt * dt + b * dt + c - later.y) / rimWidth
         let fromEntry = (height + speed * dt + gravity / 2 * dt * dt - later.y) / rimWidth
         return (fromApex, fromEntry)
+    }
+
+    /// The ball's fall to the rim line (reached at `t0`) in the last half second, since its apex
+    /// when at least four points follow it, else the last four.
+    func fallAboveTheRim(_ attempt: Attempt, until t0: Double) -> [BallObservation] {
+        let fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
+        guard let apex = fall.indices.min(by: { fall[$0].y < fall[$1].y }) else { return fall }
+        return Array(fall.count - apex >= 4 ? fall[apex...] : fall.suffix(4))
+    }
+
+    /// Whether the ball was held up above the rim line before it came down through it: its fall
+    /// there (``fallAboveTheRim(_:until:)``) gathered speed at under ``Configuration/heldUp`` of
+    /// gravity's pull, so it rolled on the rim or slid down the board and dropped off slowly, and
+    /// did not fly on past the rim as a long behind or in front of it does.
+    func heldUpAboveTheRim(_ attempt: Attempt) -> Bool {
+        guard let t0 = attempt.crossing?.time else { return false }
+        let fall = fallAboveTheRim(attempt, until: t0)
+        guard fall.count >= 4, let (a, _, _) = Trajectory.parabola(fall.map { ($0.time - t0, $0.y) }) else {
+            return false
+        }
+        return 2 * a < configuration.heldUp * 21.4 * rimWidth
     }
 
     /// Whether the net held the ball: it lagged ``Configuration/heldByTheNet`` or more behind free
@@ -1270,7 +1298,9 @@ public final class ShotEventDetector {
             // picture; seen slices (stop 47): makes by the path moved the net 2.2 % or more (real
             // phone videos 1.2 % or more), longs that passed behind it 0.32 % and 0.81 %.
             if geometry.0 == .make, peak < configuration.netMotionForMake, !cutOff {
-                if netIsLive, let how = droppedIn(attempt, descent, acrossTheView: across, netPeak: peak) {
+                if !across, peak >= configuration.netMotionForMakeAlongTheView, heldUpAboveTheRim(attempt) {
+                    outcome = (.make, "rolled on the rim and dropped in: the net moved")
+                } else if netIsLive, let how = droppedIn(attempt, descent, acrossTheView: across, netPeak: peak) {
                     outcome = (.make, .said(how))
                 } else if netIsLive {
                     outcome = (.miss, .said(Self.stillNet(across: across)))
