@@ -254,6 +254,9 @@ public final class ShotEventDetector {
     var rimLine: Double { (rim.y + rim.height / 2) * height }
     /// A regulation rim is 18 in across; seen from the side, that is its width in the picture.
     var inchesPerPixel: Double { 18 / max(rimWidth, 1) }
+    /// Gravity's pull in the picture, pixels a second squared: 9.8 m/s² over an 18 in rim is 21.4
+    /// rim widths.
+    var gravity: Double { 21.4 * rimWidth }
 
     func inUpZone(_ ball: BallObservation) -> Bool {
         let margin = configuration.zoneMargin * rimWidth
@@ -1108,15 +1111,11 @@ public final class ShotEventDetector {
             }), abs(later.time - t0 - configuration.lagTime) <= near
         else { return nil }
         let dt = later.time - t0
-        let fall = fallAboveTheRim(attempt, until: t0)
         let entry =
             attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.12 }.suffix(3)
             + after.filter { $0.time - t0 <= 0.12 }.prefix(1)
-        guard fall.count >= 4, entry.count >= 3,
-            let (a, b, c) = Trajectory.parabola(fall.map { ($0.time - t0, $0.y) })
-        else { return nil }
+        guard entry.count >= 3, let (a, b, c) = fallAboveTheRim(attempt, until: t0) else { return nil }
         // The entry's height and speed at the line, with gravity's share taken out before the fit.
-        let gravity = 21.4 * rimWidth
         guard
             let (speed, height) = Trajectory.line(
                 entry.map { ($0.time - t0, $0.y - gravity / 2 * ($0.time - t0) * ($0.time - t0)) })
@@ -1126,25 +1125,26 @@ public final class ShotEventDetector {
         return (fromApex, fromEntry)
     }
 
-    /// The ball's fall to the rim line (reached at `t0`) in the last half second, since its apex
-    /// when at least four points follow it, else the last four.
-    func fallAboveTheRim(_ attempt: Attempt, until t0: Double) -> [BallObservation] {
-        let fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
-        guard let apex = fall.indices.min(by: { fall[$0].y < fall[$1].y }) else { return fall }
-        return Array(fall.count - apex >= 4 ? fall[apex...] : fall.suffix(4))
+    /// The parabola fitted to the ball's fall to the rim line (reached at `t0`) in the last half
+    /// second, since its apex when at least four points follow it, else the last four: its height,
+    /// pixels down, against seconds since `t0`; nil when fewer than four points were seen.
+    func fallAboveTheRim(_ attempt: Attempt, until t0: Double) -> (a: Double, b: Double, c: Double)? {
+        var fall = attempt.points.filter { $0.time <= t0 && t0 - $0.time <= 0.5 && $0.y < rimLine + rimWidth / 4 }
+        if let apex = fall.indices.min(by: { fall[$0].y < fall[$1].y }) {
+            fall = Array(fall.count - apex >= 4 ? fall[apex...] : fall.suffix(4))
+        }
+        guard fall.count >= 4 else { return nil }
+        return Trajectory.parabola(fall.map { ($0.time - t0, $0.y) })
     }
 
     /// Whether the ball was held up above the rim line before it came down through it: its fall
-    /// there (``fallAboveTheRim(_:until:)``) gathered speed at under ``Configuration/heldUp`` of
+    /// there (``fallAboveTheRim(_:until:)``'s curve) gathered speed at under ``Configuration/heldUp`` of
     /// gravity's pull, so it rolled on the rim or slid down the board and dropped off slowly, and
     /// did not fly on past the rim as a long behind or in front of it does.
     func heldUpAboveTheRim(_ attempt: Attempt) -> Bool {
         guard let t0 = attempt.crossing?.time else { return false }
-        let fall = fallAboveTheRim(attempt, until: t0)
-        guard fall.count >= 4, let (a, _, _) = Trajectory.parabola(fall.map { ($0.time - t0, $0.y) }) else {
-            return false
-        }
-        return 2 * a < configuration.heldUp * 21.4 * rimWidth
+        guard let (a, _, _) = fallAboveTheRim(attempt, until: t0) else { return false }
+        return 2 * a < configuration.heldUp * gravity
     }
 
     /// Whether the net held the ball: it lagged ``Configuration/heldByTheNet`` or more behind free
