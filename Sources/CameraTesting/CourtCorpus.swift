@@ -163,7 +163,7 @@ public enum CourtCorpus {
             Array(4771...4780)
         ),
         (
-            "held out until the end of stop 69, named before rendering",
+            "held out until the end of stop 69, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first at 1920×1080 60 fps too, both colours; its one fault, orange sideRight-4785's rim not found, printed)",
             Array(4781...4790)
         ),
     ]
