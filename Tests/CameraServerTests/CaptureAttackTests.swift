@@ -31,6 +31,23 @@ struct CaptureAttackTests {
         }
     }
 
+    /// A stream gives its account's place back as soon as it is read to its end, so the page may
+    /// start the next one at once (a session said `done` and the next was refused as "already
+    /// running" while the first socket wound down); giving it back again as the socket closes
+    /// must not free the next stream's place, or a third would run beside it.
+    @Test("an account's place is given back once: the next stream keeps it when the last one's socket closes")
+    func anAccountsPlaceIsGivenBackOnce() {
+        let table = CaptureTable(limit: 4, noun: "live training")
+        #expect(table.admit("hooper") == nil)
+        let first = table.place(of: "hooper")
+        first.release()
+        #expect(table.admit("hooper") == nil, "the next session, started on hearing the first was done")
+        first.release()  // the first one's socket closing
+        #expect(table.admit("hooper")?.contains("already running") == true)
+        table.place(of: "hooper").release()
+        #expect(table.admit("hooper") == nil)
+    }
+
     /// Opens a capture, sends `messages` (binary chunks or text) and then whatever `later` yields,
     /// and reads until the server closes the connection or `seconds` pass; `onText` hears each text
     /// message as it comes.

@@ -59,6 +59,30 @@ final class CaptureTable: Sendable {
     }
 
     func release(_ user: String) { _ = users.withLock { $0.remove(user) } }
+
+    /// The place `user` was admitted to, given back once however many ways out give it back: a
+    /// stream over gives it back as soon as it is read to its end, so the page may start the next
+    /// one while this socket winds down, and a second giving back must not free that next one's.
+    func place(of user: String) -> Place { Place(table: self, user: user) }
+
+    final class Place: Sendable {
+        let table: CaptureTable
+        let user: String
+        private let given = Mutex(false)
+
+        init(table: CaptureTable, user: String) {
+            self.table = table
+            self.user = user
+        }
+
+        func release() {
+            let first = given.withLock { given in
+                defer { given = true }
+                return !given
+            }
+            if first { table.release(user) }
+        }
+    }
 }
 
 /// When something last happened.
@@ -198,7 +222,8 @@ extension CameraCoreServer {
             await send(CaptureNote(type: "error", message: refusal))
             return
         }
-        defer { captures.release(user) }
+        let place = captures.place(of: user)
+        defer { place.release() }
         let folder = files.root + "/captures/" + UUID().uuidString.lowercased()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let capture: StreamedCapture
@@ -257,11 +282,15 @@ extension CameraCoreServer {
                 case .problem(let message):
                     await send(CaptureNote(type: "warning", message: message))
                 case .finished(.success(let summary)):
+                    // Over once read: the account may start another as soon as the page hears so,
+                    // before this socket's tasks wind down and it is closed.
+                    place.release()
                     await send(
                         CaptureNote(
                             type: "done", seconds: summary.mediaSeconds, events: summary.events.count, clips: saved,
                             dropped: summary.statistics.dropped))
                 case .finished(.failure(let error)):
+                    place.release()
                     logger.info("capture for \(user) ended: \(error)")
                     await send(
                         CaptureNote(
@@ -273,6 +302,7 @@ extension CameraCoreServer {
             }
             group.cancelAll()
         }
+        place.release()
         try? await outbound.close(.normalClosure, reason: nil)
     }
 

@@ -107,7 +107,8 @@ extension CameraCoreServer {
             await send(LiveNote(type: "error", message: refusal))
             return
         }
-        defer { liveTrainings.release(user) }
+        let place = liveTrainings.place(of: user)
+        defer { place.release() }
         let folder = files.root + "/live/" + UUID().uuidString.lowercased()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let pipe: WebMPipe
@@ -178,6 +179,9 @@ extension CameraCoreServer {
                 case .problem(let message):
                     await send(LiveNote(type: "warning", message: message))
                 case .finished(.success(let summary)):
+                    // Over once read: the account may start another as soon as the page hears so,
+                    // before this socket's tasks wind down and it is closed.
+                    place.release()
                     var saved: String?
                     if !summary.analysis.shots.isEmpty {
                         do {
@@ -193,6 +197,7 @@ extension CameraCoreServer {
                             attempts: summary.stats.attempts, makes: summary.stats.makes, seconds: summary.duration,
                             workoutID: saved))
                 case .finished(.failure(let error)):
+                    place.release()
                     logger.info("live training for \(user) ended: \(error)")
                     let message =
                         error.operation == RimFinder.operation
@@ -203,6 +208,7 @@ extension CameraCoreServer {
             }
             group.cancelAll()
         }
+        place.release()
         try? await outbound.close(.normalClosure, reason: nil)
     }
 }
