@@ -109,16 +109,7 @@ public enum AtomicFile {
     /// writer's files, and every other file, are left alone. Returns the names deleted.
     @discardableResult
     public static func removeLeftovers(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-            }
-            names.append(name)
-        }
-        closedir(directory)
-        return names.filter { name in
+        (WorkingDirectory.names(in: folder) ?? []).filter { name in
             guard let (_, writer) = temporary(name), !isRunning(writer) else { return false }
             return unlink("\(folder)/\(name)") == 0
         }

@@ -64,15 +64,11 @@ public final class WorkingDirectory: Sendable {
     }
 
     static func removeTree(_ path: String) {
-        guard let directory = opendir(path) else {
+        guard let names = names(in: path) else {
             unlink(path)
             return
         }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
+        for name in names {
             let child = "\(path)/\(name)"
             var info = stat()
             if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
@@ -81,8 +77,21 @@ public final class WorkingDirectory: Sendable {
                 unlink(child)
             }
         }
-        closedir(directory)
         rmdir(path)
+    }
+
+    /// The names in the folder at `path`, but `.` and `..`; nil when it cannot be opened as one.
+    static func names(in path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }
 

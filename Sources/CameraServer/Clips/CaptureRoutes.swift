@@ -58,7 +58,8 @@ final class CaptureTable: Sendable {
         }
     }
 
-    func release(_ user: String) { _ = users.withLock { $0.remove(user) } }
+    /// Given back through ``Place`` only, once per admission.
+    private func release(_ user: String) { _ = users.withLock { $0.remove(user) } }
 
     /// The place `user` was admitted to, given back once however many ways out give it back: a
     /// stream over gives it back as soon as it is read to its end, so the page may start the next
@@ -257,6 +258,9 @@ extension CameraCoreServer {
                 signedOut: signedOut, problem: { sink.yield(.problem($0)) })
             var saved = 0
             for await update in updates {
+                // Over once read: the account may start another as soon as the page hears so,
+                // before this socket's tasks wind down and it is closed.
+                if case .finished = update { place.release() }
                 switch update {
                 case .event(let event):
                     await send(
@@ -282,15 +286,11 @@ extension CameraCoreServer {
                 case .problem(let message):
                     await send(CaptureNote(type: "warning", message: message))
                 case .finished(.success(let summary)):
-                    // Over once read: the account may start another as soon as the page hears so,
-                    // before this socket's tasks wind down and it is closed.
-                    place.release()
                     await send(
                         CaptureNote(
                             type: "done", seconds: summary.mediaSeconds, events: summary.events.count, clips: saved,
                             dropped: summary.statistics.dropped))
                 case .finished(.failure(let error)):
-                    place.release()
                     logger.info("capture for \(user) ended: \(error)")
                     await send(
                         CaptureNote(

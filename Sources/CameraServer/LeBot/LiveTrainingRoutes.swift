@@ -150,6 +150,9 @@ extension CameraCoreServer {
                 &group, inbound, into: pipe.write, finish: pipe.finishInput, noun: "training session",
                 signedOut: signedOut, problem: { sink.yield(.problem($0)) })
             for await update in updates {
+                // Over once read: the account may start another as soon as the page hears so,
+                // before this socket's tasks wind down and it is closed.
+                if case .finished = update { place.release() }
                 switch update {
                 case .rim(let found):
                     await send(
@@ -179,9 +182,6 @@ extension CameraCoreServer {
                 case .problem(let message):
                     await send(LiveNote(type: "warning", message: message))
                 case .finished(.success(let summary)):
-                    // Over once read: the account may start another as soon as the page hears so,
-                    // before this socket's tasks wind down and it is closed.
-                    place.release()
                     var saved: String?
                     if !summary.analysis.shots.isEmpty {
                         do {
@@ -197,7 +197,6 @@ extension CameraCoreServer {
                             attempts: summary.stats.attempts, makes: summary.stats.makes, seconds: summary.duration,
                             workoutID: saved))
                 case .finished(.failure(let error)):
-                    place.release()
                     logger.info("live training for \(user) ended: \(error)")
                     let message =
                         error.operation == RimFinder.operation
