@@ -416,10 +416,17 @@ public final class EventDetector: Sendable {
                     continue
                 }
                 let named = line.readings.filter { !isBare($0) }
-                let alike = (named.isEmpty ? line.readings : named).filter { TextFolding.sameLine(words, $0) }
+                // In the place of a line that never left it, a word a couple of letters apart is
+                // that line misread ("Ninis eliminated Raven" while a video encoder still sharpened
+                // the new line, then "Ninja eliminated Raven"), not a new line.
+                let inPlace = isInPlace(line, match, now)
+                let alike = (named.isEmpty ? line.readings : named).filter {
+                    TextFolding.sameLine(
+                        words, $0, restSimilarity: inPlace ? TextFolding.misreadInPlace : TextFolding.misread)
+                }
                 guard !alike.isEmpty else { continue }
                 let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0
-                let score = isInPlace(line, match, now) ? 2 + similarity : similarity
+                let score = inPlace ? 2 + similarity : similarity
                 if score > best { (paired, best) = (index, score) }
             }
             if let index = paired {

@@ -105,7 +105,10 @@ enum TextFolding {
     /// name — "you fragged alice" and "you fragged bob", "grism was railed by sarge" and "major was
     /// railed by sarge" — are different lines, however similar the whole lines are.
     /// Words of one character are left out: scenery and outlines read as stray letters and digits.
-    static func sameLine(_ a: [String], _ b: [String]) -> Bool {
+    ///
+    /// `restSimilarity` is how alike what remains must read: ``misread``, or ``misreadInPlace`` for
+    /// a reading in the place of a line that never left it.
+    static func sameLine(_ a: [String], _ b: [String], restSimilarity: Double = misread) -> Bool {
         let a = a.filter { $0.count > 1 }
         let b = b.filter { $0.count > 1 }
         // Words read alike: equal, or (4 letters or more) with a letter misread, added or lost.
@@ -123,8 +126,15 @@ enum TextFolding {
         let restA = a[start..<endA].joined(separator: " ")
         let restB = b[start..<endB].joined(separator: " ")
         if restA.isEmpty || restB.isEmpty { return true }
-        return similarity(restA, restB) >= 0.7
+        return similarity(restA, restB) >= restSimilarity
     }
+
+    /// How alike what differs must read for a reading in the place of a line that never left it
+    /// to be that line misread: two letters of a five-letter name ("ninis", "ninja"), never three
+    /// ("sarge" and "sorlag", two bots fragged one after the other in a centre print, stay two).
+    static let misreadInPlace = 0.55
+    /// How alike what differs must read elsewhere: a letter or two of a longer name.
+    static let misread = 0.7
 
     /// Latin letters with diacritics (Latin-1 Supplement and Latin Extended-A) → plain letters.
     private static let accentless: [Unicode.Scalar: String] = {
