@@ -37,7 +37,9 @@ public struct DetectedEvent: Sendable, Codable {
 /// garbled reading over busy scenery is not an event), timed at its first reading. Identity follows
 /// what a player sees:
 /// - a line in the place where a line was a moment ago is that line when it reads the same but for
-///   misread letters or scenery read as extra words (``TextFolding/sameLine(_:_:)``);
+///   misread letters or scenery read as extra words (``TextFolding/sameLine(_:_:restSimilarity:)``),
+///   there even with a name two letters apart (``TextFolding/misreadInPlace``); a moment ago counts
+///   from the last reading of its words there, its keyword read or not;
 /// - a different name in that place (a centre print such as OpenArena's "You fragged NAME" replaced
 ///   by the next frag's) is a new event;
 /// - elsewhere (a feed that scrolls) or after it went away (a fade out and in), a line is a recent
@@ -107,8 +109,8 @@ public final class EventDetector: Sendable {
     private struct Result {
         var time: MediaTime
         var matches: [EventMatch]
-        /// Where any text was read, matching or not.
-        var textBoxes: [NormalizedRect]
+        /// Any text read, matching or not.
+        var texts: [ReadText]
         var frame: VideoFrame?
         var failed: Bool
         var seconds: Double
@@ -116,11 +118,20 @@ public final class EventDetector: Sendable {
         var repeated = false
     }
 
+    /// A line of text read in a frame: where, and its folded words.
+    private struct ReadText {
+        var box: NormalizedRect
+        var words: [String]
+    }
+
     private struct RecentLine {
         var type: String
         /// What the line says, once two readings in a row agreed (nil before).
         var words: [String]?
         var lastSeen: MediaTime
+        /// The last analysed frame with text in the line's place that reads as the line, its
+        /// keyword read or not (a line blurred by compression reads without it for a while).
+        var lastShown: MediaTime
         var box: NormalizedRect
         /// Analysed frames in a row since `lastSeen` that showed no text at all in its place; after
         /// two the line has gone (one can be a dropout over busy scenery).
@@ -167,7 +178,7 @@ public final class EventDetector: Sendable {
         var recent: [RecentLine] = []
         var ready: [DetectedEvent] = []
         /// The last decided frame's reading, for a repeated picture.
-        var lastReading: (matches: [EventMatch], textBoxes: [NormalizedRect], frame: VideoFrame?) = ([], [], nil)
+        var lastReading: (matches: [EventMatch], texts: [ReadText], frame: VideoFrame?) = ([], [], nil)
         var analyzedThrough: MediaTime?
         var statistics = Statistics()
     }
@@ -213,7 +224,7 @@ public final class EventDetector: Sendable {
                 return state.nextSequence
             }
             deliver(
-                Result(time: time, matches: [], textBoxes: [], frame: nil, failed: false, seconds: 0, repeated: true),
+                Result(time: time, matches: [], texts: [], frame: nil, failed: false, seconds: 0, repeated: true),
                 sequence: sequence)
             return true
         }
@@ -235,7 +246,7 @@ public final class EventDetector: Sendable {
         let keepFrames = options.keepEventFrames
         worker.queue.async(group: group) { [self] in
             let started = ContinuousClock.now
-            var result = Result(time: time, matches: [], textBoxes: [], frame: nil, failed: false, seconds: 0)
+            var result = Result(time: time, matches: [], texts: [], frame: nil, failed: false, seconds: 0)
             do throws(MediaError) {
                 // Regions with nothing text-like skip recognition altogether.
                 if let image = try TextPreprocessor.prepare(
@@ -244,7 +255,9 @@ public final class EventDetector: Sendable {
                     let observations = try worker.recognizer.recognize(image, options: profile.recognitionOptions)
                     result.matches = profile.events(in: observations)
                     // Scenery read as text comes with very low confidence; it does not keep a line alive.
-                    result.textBoxes = observations.filter { $0.confidence >= 0.3 }.map(\.box)
+                    result.texts = observations.filter { $0.confidence >= 0.3 }.map {
+                        ReadText(box: $0.box, words: TextFolding.words(TextFolding.fold($0.text)))
+                    }
                 }
                 if keepFrames && !result.matches.isEmpty { result.frame = frame }
             } catch {
@@ -338,9 +351,10 @@ public final class EventDetector: Sendable {
         }
     }
 
-    /// Whether `match` is where `line` was a moment ago, and the line had not gone.
+    /// Whether `match` is where `line` was a moment ago (read as the line, its keyword or not),
+    /// and the line had not gone.
     private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
-        Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastSeen).seconds <= options.continuity
+        Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastShown).seconds <= options.continuity
     }
 
     /// Reports the event a line's first reading announced, with the text of the reading that
@@ -375,9 +389,9 @@ public final class EventDetector: Sendable {
     private func decide(_ result: Result, _ state: inout State) {
         var result = result
         if result.repeated {
-            (result.matches, result.textBoxes, result.frame) = state.lastReading
+            (result.matches, result.texts, result.frame) = state.lastReading
         } else {
-            state.lastReading = (result.matches, result.textBoxes, result.frame)
+            state.lastReading = (result.matches, result.texts, result.frame)
         }
         state.statistics.analyzed += 1
         state.statistics.recognitionSeconds += result.seconds
@@ -480,19 +494,33 @@ public final class EventDetector: Sendable {
             if let index = paired {
                 taken.insert(index)
                 state.recent[index].lastSeen = now
+                state.recent[index].lastShown = now
                 state.recent[index].box = match.box
                 state.recent[index].absentFrames = 0
             } else {
                 // A line not seen before: an event once a second reading agrees.
                 state.recent.append(
-                    RecentLine(type: match.type, lastSeen: now, box: match.box, candidate: (words, event)))
+                    RecentLine(
+                        type: match.type, lastSeen: now, lastShown: now, box: match.box, candidate: (words, event)))
                 taken.insert(state.recent.count - 1)
             }
         }
         // Lines with no text at all in their place this frame have gone (a misread leaves some text).
         for index in state.recent.indices where !taken.contains(index) {
-            if result.textBoxes.contains(where: { Self.samePlace($0, state.recent[index].box) }) {
+            let line = state.recent[index]
+            let inPlace = result.texts.filter { Self.samePlace($0.box, line.box) }
+            if !inPlace.isEmpty {
                 state.recent[index].absentFrames = 0
+                // The line itself with its keyword misread ("Minja alimingted Raven") is still the
+                // line in its place; scenery or another line there is not.
+                if inPlace.contains(where: { text in
+                    text.words.contains { $0.count > 1 }
+                        && line.readings.contains {
+                            TextFolding.sameLine(text.words, $0, restSimilarity: TextFolding.misreadInPlace)
+                        }
+                }) {
+                    state.recent[index].lastShown = now
+                }
             } else {
                 state.recent[index].absentFrames += 1
             }

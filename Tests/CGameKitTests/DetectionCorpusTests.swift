@@ -388,6 +388,25 @@ struct EventIdentityTests {
         #expect(frags == ["You fragged Sarge", "You fragged Sorlag"])
     }
 
+    // The same capture encoded with fewer bits (600 kbit/s): "eliminated" did not read for over a
+    // second while the line stayed, then a name misread with little confidence.
+    @Test(
+        "a line whose keyword does not read for over a second while it stays in place, then misread doubtfully, is still one kill; a new line read the same way where scenery stayed is a new kill"
+    )
+    func aLineUnreadForASecondInPlace() throws {
+        let raven = "Ninja eliminated Raven"
+        let script: [String?] =
+            Array(repeating: raven, count: 5) + Array(repeating: "Minja alimingted Raven@0.45", count: 12)
+            + ["Mira eliminated Raven@0.65", "Mire eliminated Raven@0.69"] + Array(repeating: raven, count: 3)
+        #expect(try events(script, every: 0.1, keyword: "eliminated") == [raven])
+        // Scenery read as text where the line was is not the line: a new line there, read
+        // doubtfully, is a kill.
+        let scenery: [String?] =
+            Array(repeating: raven, count: 5) + Array(repeating: "ee OA han gris PB@0.45", count: 12)
+            + ["Ninja eliminated Echo@0.65", "Ninja eliminated Echo@0.69"]
+        #expect(try events(scenery, every: 0.1, keyword: "eliminated") == [raven, "Ninja eliminated Echo"])
+    }
+
     @Test("a feed: lines that differ only in a name are two kills; a line that scrolls up is still one")
     func feedLinesDifferingInANameAndScrolling() throws {
         let first = "Grism was railed by Sarge"
