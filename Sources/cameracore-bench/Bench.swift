@@ -31,7 +31,10 @@ struct Bench: ParsableCommand {
             scores the rim finder and `lebot analyze` on real phone videos of outdoor courts \
             (scripts/real-footage.sh fetches them; they are not ours to ship). `--only rim-taps` \
             taps the rim of those videos and of the 3D court's (five taps each, a finger's error \
-            apart) and scores the ring fitted there and what `lebot analyze --rim x,y` then finds.
+            apart) and scores the ring fitted there and what `lebot analyze --rim x,y` then finds. \
+            `--only capture-encodes` counts CGame's kills on the server's capture test video \
+            encoded as a browser would (VP8 in real time) at 600k–2M, read whole and with frames \
+            dropped.
             """)
 
     @Option(help: "Folder for generated media and outputs.")
@@ -135,6 +138,11 @@ struct Bench: ParsableCommand {
             try CourtBench.run(
                 work: work, lebot: Self.siblingExecutable("lebot"), format: format, tuningOnly: courtTuningOnly,
                 seeds: courtSeeds.flatMap(Self.seeds))
+            return
+        }
+        if only == "capture-encodes" {
+            // CGame's kill count on a browser's capture encoded in real time, at several qualities.
+            try CGameBench.captureEncodes(work: work, drops: 20)
             return
         }
         if only == "real-footage" {

@@ -3,6 +3,7 @@ import CameraCommon
 import CameraIO
 import CameraTesting
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -134,6 +135,121 @@ enum CGameBench {
             "| export a 20 s clip from the buffer (stream copy, faststart MP4) | \(format(median(exports), digits: 1)) ms | ffmpeg -ss -t -c copy from the file: \(format(median(ffmpeg), digits: 1)) ms | ≤ 100 ms |"
         )
         print("")
+    }
+
+    /// The server's browser-capture test's video (a double kill, "Ninja eliminated Bot42" at 8 s and
+    /// "… Raven" at 10 s, in Fortnite's feed) encoded as a browser would, VP8 in real time, at
+    /// `bitRates` × `cpuUsed`, each read whole and with `drops` patterns of frames dropped in bursts
+    /// (as a live capture drops them when OCR falls behind). Reports how often the kills counted
+    /// were not two. libvpx's real-time mode gives slightly different pictures each run.
+    static func captureEncodes(work: String, drops: Int) throws {
+        let folder = "\(work)/capture-encodes"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let profile = ProfileLibrary.builtIn[0]
+        let source = "\(folder)/game.mp4"
+        if !FileManager.default.fileExists(atPath: source) {
+            _ = try GameplayCorpus.make(
+                in: folder, name: "game.mp4", region: profile.region,
+                feed: [
+                    .init(type: "Kill", text: "Ninja eliminated Bot42", start: 8, end: 11.5),
+                    .init(type: "Kill", text: "Ninja eliminated Raven", start: 10, end: 13.5),
+                ], seconds: 18)
+        }
+        print("| VP8 real-time encode | read whole: kills | \(drops) drop patterns: 2 kills / fewer / more |")
+        print("|---|---|---|")
+        var totals = (runs: 0, fewer: 0, more: 0)
+        for bitRate in ["600k", "800k", "1M", "1200k", "1500k", "2M"] {
+            for cpuUsed in [4, 8, 12, 16] {
+                // Encoded once (delete the folder to encode afresh), so builds compare on the same pictures.
+                let webm = "\(folder)/\(bitRate)-\(cpuUsed).webm"
+                if !FileManager.default.fileExists(atPath: webm) {
+                    try encode(source, to: webm, bitRate: bitRate, cpuUsed: cpuUsed)
+                }
+                // The frames the pipeline samples (10 a second by media time).
+                let reader = try MediaReader(.file(webm))
+                let decoder = try VideoDecoder(reader: reader, format: .yuv420p)
+                var sampled: [(VideoFrame, MediaTime)] = []
+                func take(_ frames: [VideoFrame]) {
+                    for frame in frames {
+                        let time = frame.pts ?? .zero
+                        if let last = sampled.last?.1, time - last < MediaTime(seconds: 0.095) { continue }
+                        sampled.append((frame, time))
+                    }
+                }
+                while let sample = try reader.nextSample() { take(try decoder.decode(sample)) }
+                take(try decoder.flush())
+                // Each picture is read once (identical crops give identical readings).
+                let cache = RecognitionCache()
+                func kills(dropping pattern: Int?) throws -> Int {
+                    let detector = try EventDetector(
+                        profile: profile, options: .init(workers: 1, dropWhenBusy: false),
+                        makeRecognizer: { () throws(MediaError) in try CachedRecognizer(cache) })
+                    var random = SeededGenerator(seed: UInt64(pattern ?? 0) + 1)
+                    var burst = 0
+                    for (frame, time) in sampled {
+                        if pattern != nil, burst == 0, Double.random(in: 0..<1, using: &random) < 0.075 {
+                            burst = Int.random(in: 1...12, using: &random)
+                        }
+                        if burst > 0 {
+                            burst -= 1
+                            continue
+                        }
+                        detector.submit(frame, at: time)
+                    }
+                    detector.finish()
+                    return detector.takeEvents().events.filter { $0.type == "Kill" }.count
+                }
+                let whole = try kills(dropping: nil)
+                var counts = (two: 0, fewer: 0, more: 0)
+                for pattern in 0..<drops {
+                    let found = try kills(dropping: pattern)
+                    if found == 2 { counts.two += 1 } else if found < 2 { counts.fewer += 1 } else { counts.more += 1 }
+                }
+                totals.runs += drops + 1
+                totals.fewer += counts.fewer + (whole < 2 ? 1 : 0)
+                totals.more += counts.more + (whole > 2 ? 1 : 0)
+                print(
+                    "| \(bitRate)bit/s, cpu-used \(cpuUsed) | \(whole) | \(counts.two) / \(counts.fewer) / \(counts.more) |"
+                )
+            }
+        }
+        print("")
+        print("In all \(totals.runs) reads: \(totals.fewer) with fewer than 2 kills, \(totals.more) with more.")
+    }
+
+    /// Encodes `source` as a browser would, VP8 in real time, into a temporary name and then `path`.
+    static func encode(_ source: String, to path: String, bitRate: String, cpuUsed: Int) throws {
+        let partial = path + ".partial.webm"
+        _ = try Measurement.run([
+            "ffmpeg", "-v", "error", "-y", "-i", source, "-c:v", "libvpx", "-b:v", bitRate, "-deadline", "realtime",
+            "-cpu-used", "\(cpuUsed)", partial,
+        ])
+        try FileManager.default.moveItem(atPath: partial, toPath: path)
+    }
+
+    /// Readings shared by the detectors of one encode, by crop.
+    final class RecognitionCache: @unchecked Sendable {
+        let readings = Mutex<[Int: [TextObservation]]>([:])
+    }
+
+    /// Tesseract, each crop read once per ``RecognitionCache``.
+    final class CachedRecognizer: TextRecognizer {
+        let cache: RecognitionCache
+        let engine: TesseractRecognizer
+        init(_ cache: RecognitionCache) throws(MediaError) {
+            self.cache = cache
+            engine = try TesseractRecognizer()
+        }
+        func recognize(_ image: VideoFrame, options: RecognitionOptions) throws(MediaError) -> [TextObservation] {
+            var hasher = Hasher()
+            for plane in image.planes { hasher.combine(plane.bytes) }
+            hasher.combine(image.width)
+            let key = hasher.finalize()
+            if let known = cache.readings.withLock({ $0[key] }) { return known }
+            let read = try engine.recognize(image, options: options)
+            cache.readings.withLock { $0[key] = read }
+            return read
+        }
     }
 
     /// Resident bytes of a process (`/proc/PID/statm`; this one by default).
