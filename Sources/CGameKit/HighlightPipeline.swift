@@ -90,6 +90,12 @@ public final class HighlightPipeline: Sendable {
         stopRequested.store(true, ordering: .relaxed)
     }
 
+    /// The least media time between two frames handed to the detector: a little under its
+    /// sampling period, so frames at exactly that rate are all taken.
+    public static func sampleInterval(_ detector: EventDetector.Options) -> MediaTime {
+        MediaTime(seconds: 1 / max(0.1, detector.sampleRate) * 0.95)
+    }
+
     /// Reads the source to its end (or until ``stop()``), saving clips into `store`.
     ///
     /// - Throws: ``MediaError`` for a source that cannot be opened or read, or an OCR engine that
@@ -115,7 +121,7 @@ public final class HighlightPipeline: Sendable {
         // The picture as it is shown, where the profile's region is drawn: a phone's recording may
         // be stored turned, with a display matrix (kept on the clips' stream copies).
         decoder.upright = true
-        let interval = MediaTime(seconds: 1 / max(0.1, config.detector.sampleRate) * 0.95)
+        let interval = Self.sampleInterval(config.detector)
         // A raw capture (x11grab's frames: ~110 MB a second at 720p30) is encoded to H.264 as it
         // is read, so the buffer holds its 30 s rather than half a second and clips are stream
         // copies like any other source's; so is any video when asked (a browser's capture). Every

@@ -166,13 +166,14 @@ enum CGameBench {
                     try encode(source, to: webm, bitRate: bitRate, cpuUsed: cpuUsed)
                 }
                 // The frames the pipeline samples (10 a second by media time).
+                let interval = HighlightPipeline.sampleInterval(EventDetector.Options())
                 let reader = try MediaReader(.file(webm))
                 let decoder = try VideoDecoder(reader: reader, format: .yuv420p)
                 var sampled: [(VideoFrame, MediaTime)] = []
                 func take(_ frames: [VideoFrame]) {
                     for frame in frames {
                         let time = frame.pts ?? .zero
-                        if let last = sampled.last?.1, time - last < MediaTime(seconds: 0.095) { continue }
+                        if let last = sampled.last?.1, time - last < interval { continue }
                         sampled.append((frame, time))
                     }
                 }
