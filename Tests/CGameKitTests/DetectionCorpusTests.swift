@@ -236,7 +236,7 @@ enum Corpus {
 struct EventIdentityTests {
     /// Reads the n-th line of `script` at its n-th call (nil: no text); one worker calls it in
     /// frame order, and every frame holds text-like strokes, so call n is frame n. A line read with
-    /// less confidence than 0.9 ends in `@` and its confidence ("Mira eliminated Raven@0.65").
+    /// another confidence than 0.9 ends in `@` and it ("Mira eliminated Raven@0.65").
     final class Scripted: TextRecognizer {
         let script: [String?]
         let calls = Mutex(0)
