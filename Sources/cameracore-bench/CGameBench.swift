@@ -229,7 +229,7 @@ enum CGameBench {
     }
 
     /// Readings shared by the detectors of one encode, by crop.
-    final class RecognitionCache: @unchecked Sendable {
+    final class RecognitionCache: Sendable {
         let readings = Mutex<[Int: [TextObservation]]>([:])
     }
 
