@@ -209,6 +209,31 @@ enum RimSeeds {
         #expect(found.evidence.contains("its bracket to the board left out"), "\(found.evidence)")
     }
 
+    /// A rim seen from the side, 36 × 8 px, with a strand of its net (1 px wide, 8 px long)
+    /// still and orange under its left side, on a light wall; a piece of a ceiling's light
+    /// stripe near the top, one chroma row tall, the light wall above it and a grey one below
+    /// (no net under it). Measured with
+    /// the strand the rim is nearly as tall as wide and the stripe looks flatter and surer (3D
+    /// court, orange sideRight-4785: a 40×2 px piece of a ceiling stripe at 55 % was taken over
+    /// the rim, whose still orange had a tail a net's strand long). The rim is found, and its box
+    /// leaves the strand out.
+    @Test func aStrandHangingFromTheRimDoesNotMakeItLessARimThanAStripe() throws {
+        var frame = Self.hoop(wall: 200, stripes: [(60..<90, 40)], centre: (160, 80), radii: (18, 4))
+        for y in 42..<70 { for x in 40..<110 { frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + x] = 120 } }
+        for y in 84..<92 {
+            frame.planes[0].bytes[y * frame.planes[0].bytesPerRow + 150] = 110
+            frame.planes[1].bytes[(y / 2) * frame.planes[1].bytesPerRow + 75] = 100
+            frame.planes[2].bytes[(y / 2) * frame.planes[2].bytesPerRow + 75] = 170
+        }
+        var accumulator = RimFinder.Accumulator(width: 320, height: 180)
+        for _ in 0..<5 { accumulator.add(frame) }
+        let found = try #require(accumulator.result(minimumConfidence: 0.3))
+        let centre = (x: (found.rim.x + found.rim.width / 2) * 320, y: (found.rim.y + found.rim.height / 2) * 180)
+        #expect(abs(centre.x - 160) < 4 && abs(centre.y - 80) < 3, "found \(found.rim) (\(found.evidence))")
+        #expect(found.rim.height * 180 <= 10, "the box is \(found.rim.height * 180) px tall (\(found.evidence))")
+        #expect(found.evidence.contains("a thin tail off it left out"), "\(found.evidence)")
+    }
+
     /// Whether a net hangs under the rim is kept with the rim (the shot detector believes a still
     /// net from the first shot on when there is one): white under it is a net, a dark wall is not.
     @Test func theFinderSaysWhetherANetHangsUnderTheRim() throws {

@@ -357,7 +357,7 @@ public struct RimFinder: Sendable {
             let steady = UInt16((Double(frames) * 0.6).rounded(.up))
             let stable = orange.map { $0 >= steady }
             let whiteStable = white.map { $0 >= steady }
-            var best: (score: Double, shape: Shape, net: Double, board: Double)?
+            var best: (score: Double, shape: Shape, body: Shape, net: Double, board: Double)?
             for shape in shapes(stable) {
                 let aspect = Double(shape.w) / Double(shape.h)
                 // Up to a sixth of the picture's width: through a 65° lens that is a rim about 2 m
@@ -392,13 +392,18 @@ public struct RimFinder: Sendable {
                 let board = fraction(
                     whiteStable, x: (shape.minX - shape.w)...(shape.maxX + shape.w),
                     y: (shape.minY - shape.w * 3 / 2)...(shape.maxY + 1))
-                let flatness = min(1, (aspect - 1.5) / 3)
+                // How flat it is, measured on its body: a net's strand or the bracket's line can
+                // hang a tail of single pixels under or over a rim seen from the side, which would
+                // make the rim's box look three times as tall as its tube (orange sideRight-4785:
+                // 48×16 chroma px, its body 7 rows, lost to a one-row piece of a ceiling stripe).
+                let body = withoutTails(shape, stable)
+                let flatness = min(1, (Double(body.w) / Double(body.h) - 1.5) / 3)
                 let score =
                     flatness * shape.stability * (0.4 + 0.3 * min(1, net / 0.04) + 0.3 * min(1, board / 0.02))
-                if score > best?.score ?? 0 { best = (score, shape, net, board) }
+                if score > best?.score ?? 0 { best = (score, shape, body, net, board) }
             }
             guard let best, best.score >= minimumConfidence else { return nil }
-            let shape = withoutBracket(best.shape, stable)
+            let shape = withoutBracket(best.body, stable)
             let x = Double(shape.minX * 2) / Double(width)
             let boxWidth = Double(shape.w * 2) / Double(width)
             let centre = shape.middle * 2 / Double(height)
@@ -413,6 +418,7 @@ public struct RimFinder: Sendable {
             if best.net >= 0.02 { seen.append("a net below") }
             if best.board >= 0.01 { seen.append("a backboard beside it") }
             if shape.w < best.shape.w { seen.append("its bracket to the board left out") }
+            if shape.h < best.shape.h { seen.append("a thin tail off it left out") }
             return Result(
                 rim: rim, confidence: (best.score * 100).rounded() / 100, frames: frames,
                 evidence: seen.joined(separator: ", "), netBelow: best.net >= 0.02)
@@ -441,6 +447,22 @@ public struct RimFinder: Sendable {
             var trimmed = shape
             if leading > trailing { trimmed.minX += leading - trailing } else { trimmed.maxX -= trailing - leading }
             return trimmed
+        }
+
+        /// `shape` without the rows at its top and bottom that hold fewer than a quarter as many
+        /// of its pixels as its fullest row: a tail a pixel or two wide hanging from it (a net's
+        /// strand, the bracket's end) and not the body. An ellipse's outline keeps its top and
+        /// bottom, which are its longest rows seen flat and, seen tall, still a third of its width.
+        func withoutTails(_ shape: Shape, _ mask: [Bool]) -> Shape {
+            let counts = (shape.minY...shape.maxY).map { row in
+                (shape.minX...shape.maxX).reduce(0) { $0 + (mask[row * columns + $1] ? 1 : 0) }
+            }
+            guard let fullest = counts.max() else { return shape }
+            let thin = { (count: Int) in 4 * count < fullest }
+            var body = shape
+            body.minY += counts.prefix(while: thin).count
+            body.maxY -= counts.reversed().prefix(while: thin).count
+            return body
         }
 
         /// Groups of set pixels, each within two pixels of another in its group.
