@@ -11,6 +11,9 @@ public struct DetectedEvent: Sendable, Codable {
     public var time: MediaTime
     /// The analysed frame that first showed the event (for the clip's thumbnail); not encoded.
     public var frame: VideoFrame?
+    /// A better reading of an event reported before, the one with this type and time: its text
+    /// replaces that one's (``EventDetector/takeCorrections()``); not encoded.
+    public var corrects = false
 
     private enum CodingKeys: String, CodingKey { case type, text, confidence, time }
 
@@ -20,6 +23,17 @@ public struct DetectedEvent: Sendable, Codable {
         self.confidence = confidence
         self.time = time
         self.frame = frame
+    }
+}
+
+extension [DetectedEvent] {
+    /// Gives the event `correction` corrects (``DetectedEvent/corrects``: the one with its type
+    /// and time) its text and confidence.
+    public mutating func apply(_ correction: DetectedEvent) {
+        for index in indices where self[index].type == correction.type && self[index].time == correction.time {
+            self[index].text = correction.text
+            self[index].confidence = correction.confidence
+        }
     }
 }
 
@@ -147,6 +161,11 @@ public final class EventDetector: Sendable {
         /// event (later, it is the same victim fragged again).
         var earlier: [[String]] = []
         var earlierUntil = MediaTime.zero
+        /// The event reported for the line, with the text it was reported with (or last corrected to).
+        var reported: DetectedEvent?
+        /// How many confident readings, each in a picture of its own, showed each text (as words)
+        /// since the line was confirmed, the confirming two among them.
+        var tally: [[String]: Int] = [:]
 
         /// The readings a new reading is compared with.
         var readings: [[String]] {
@@ -177,6 +196,7 @@ public final class EventDetector: Sendable {
         var pending: [Int: Result] = [:]
         var recent: [RecentLine] = []
         var ready: [DetectedEvent] = []
+        var corrections: [DetectedEvent] = []
         /// The last decided frame's reading, for a repeated picture.
         var lastReading: (matches: [EventMatch], texts: [ReadText], frame: VideoFrame?) = ([], [], nil)
         var analyzedThrough: MediaTime?
@@ -283,6 +303,17 @@ public final class EventDetector: Sendable {
         }
     }
 
+    /// Events reported before whose line has since read differently, confidently and twice in a
+    /// row (a name misread in the first two pictures of a line still being sharpened by a video
+    /// encoder, "Ninis eliminated Raven", then "Ninja eliminated Raven"): each with the type and
+    /// time of the event it corrects and the better text (``DetectedEvent/corrects``).
+    public func takeCorrections() -> [DetectedEvent] {
+        state.withLock { state in
+            defer { state.corrections.removeAll() }
+            return state.corrections
+        }
+    }
+
     /// Waits until every submitted frame has been analysed.
     public func finish() {
         group.wait()
@@ -359,7 +390,9 @@ public final class EventDetector: Sendable {
 
     /// Reports the event a line's first reading announced, with the text of the reading that
     /// confirmed it when that one reads with more confidence or the first had no name.
-    private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent]) {
+    private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent])
+        -> DetectedEvent
+    {
         var event = first
         let firstWords = TextFolding.words(TextFolding.fold(first.text))
         if reading.confidence > first.confidence || Self.isBare(firstWords, profile.announcingWords(for: first.type)) {
@@ -367,6 +400,49 @@ public final class EventDetector: Sendable {
             event.confidence = reading.confidence
         }
         Self.insert(event, into: &events)
+        event.frame = nil
+        return event
+    }
+
+    /// Counts `match`, a reading of the settled line `line` (paired with it, with a name), when
+    /// it is confident and in a picture of its own; when the text it shows (as words) has now been
+    /// read so at least twice and more often than the text the line's event was reported with, and
+    /// as many words (scenery read as an extra word is not a better reading), the event is
+    /// corrected to it. The readings that confirmed the event count for it when confident: a name
+    /// misread in the first two pictures of a line (a video encoder still sharpening it) is
+    /// corrected by the third right reading; a name read wrongly now and then as the line fades,
+    /// or once surely after doubtful readings, is not taken.
+    private func count(
+        _ match: EventMatch, repeated: Bool, of line: inout RecentLine, into corrections: inout [DetectedEvent]
+    ) {
+        guard let reported = line.reported, !repeated, match.confidence >= options.replacementConfidence else { return }
+        let words = TextFolding.words(TextFolding.fold(match.shown))
+        line.tally[words, default: 0] += 1
+        let reportedWords = TextFolding.words(TextFolding.fold(reported.text))
+        let times = line.tally[words, default: 0]
+        guard words != reportedWords, words.count == reportedWords.count, times >= 2,
+            times > line.tally[reportedWords, default: 0]
+        else { return }
+        var corrected = reported
+        corrected.text = match.shown
+        corrected.confidence = match.confidence
+        line.reported = corrected
+        corrected.corrects = true
+        corrections.append(corrected)
+    }
+
+    /// The line `line` confirmed as `event` by `reading` after `first` (a reading of the same
+    /// line in an earlier picture): the event it was reported as, and both readings counted
+    /// (``count(_:repeated:of:into:)``).
+    private func reported(
+        _ event: DetectedEvent, first: DetectedEvent, reading: EventMatch, of line: inout RecentLine
+    ) {
+        line.reported = event
+        line.tally = [:]
+        for (text, confidence) in [(first.text, first.confidence), (reading.shown, reading.confidence)]
+        where confidence >= options.replacementConfidence {
+            line.tally[TextFolding.words(TextFolding.fold(text)), default: 0] += 1
+        }
     }
 
     /// Keeps `events` in time order (a line confirmed by its second reading began a frame earlier).
@@ -453,7 +529,8 @@ public final class EventDetector: Sendable {
                         // Wait for a reading with the name (a print whose name never reads is an event
                         // without it after a while).
                     } else if !result.repeated || match.confidence >= options.replacementConfidence {
-                        confirm(candidate.event, reading: match, into: &state.ready)
+                        let event = confirm(candidate.event, reading: match, into: &state.ready)
+                        reported(event, first: candidate.event, reading: match, of: &state.recent[index])
                         state.recent[index].settle(on: words, agreeing: candidateBare ? nil : candidate.words)
                     }
                 } else if !bare {
@@ -464,6 +541,7 @@ public final class EventDetector: Sendable {
                     }
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
+                    count(match, repeated: result.repeated, of: &state.recent[index], into: &state.corrections)
                 }
             } else if let index = state.recent.indices.first(where: { index in
                 !taken.contains(index) && state.recent[index].type == match.type
@@ -482,7 +560,8 @@ public final class EventDetector: Sendable {
                 } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words) {
                     // Confirmed by a second picture; the same picture shown again proves nothing.
                     if !result.repeated {
-                        confirm(candidate.event, reading: match, into: &state.ready)
+                        let event = confirm(candidate.event, reading: match, into: &state.ready)
+                        reported(event, first: candidate.event, reading: match, of: &state.recent[index])
                         state.recent[index].earlier = line.variants.filter { !isBare($0) }
                         state.recent[index].earlierUntil = now + MediaTime(seconds: Self.misreadingSeconds)
                         state.recent[index].settle(on: words, agreeing: candidate.words)

@@ -96,7 +96,10 @@ public final class HighlightPipeline: Sendable {
         MediaTime(seconds: 1 / max(0.1, detector.sampleRate) * 0.95)
     }
 
-    /// Reads the source to its end (or until ``stop()``), saving clips into `store`.
+    /// Reads the source to its end (or until ``stop()``), saving clips into `store`. `onEvent`
+    /// hears each event as it is decided, and a correction of one heard before when its line reads
+    /// better later (``DetectedEvent/corrects``); the summary's events and the clips carry the
+    /// corrected text (a clip saved before the correction keeps what it was saved with).
     ///
     /// - Throws: ``MediaError`` for a source that cannot be opened or read, or an OCR engine that
     ///   cannot load. Clips saved before an error stay saved.
@@ -184,6 +187,13 @@ public final class HighlightPipeline: Sendable {
                 reported.time = event.time - sourceStart
                 reported.frame = nil
                 events.append(reported)
+                onEvent?(reported)
+            }
+            for correction in detector.takeCorrections() {
+                sessions.correct(correction)
+                var reported = correction
+                reported.time = correction.time - sourceStart
+                events.apply(reported)
                 onEvent?(reported)
             }
             export(sessions.takeReady(analyzedThrough: analyzed, buffered: buffer.range))

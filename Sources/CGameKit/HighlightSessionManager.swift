@@ -96,6 +96,13 @@ public struct HighlightSessionManager: Sendable {
         open.append(event)
     }
 
+    /// Gives the event `correction` corrects (``DetectedEvent/corrects``: the same type and time),
+    /// in a session not handed out yet, the corrected text.
+    public mutating func correct(_ correction: DetectedEvent) {
+        open.apply(correction)
+        for index in closed.indices { closed[index].apply(correction) }
+    }
+
     /// Highlights whose cooldown has passed (`analyzedThrough`) and whose post-roll the buffer holds
     /// (`buffered`), oldest first.
     public mutating func takeReady(analyzedThrough: MediaTime?, buffered: TimeRange?) -> [Highlight] {

@@ -31,7 +31,10 @@ struct DetectCommand: ParsableCommand {
         let summary = try pipeline.run(
             store: nil,
             onEvent: { event in
-                if !quiet { print("\(clock(event.time.seconds))  \(event.type)  \(event.text)") }
+                guard !quiet else { return }
+                print(
+                    "\(clock(event.time.seconds))  \(event.type)  \(event.text)\(event.correctionNote)"
+                )
             })
         if json {
             try printJSON(DetectReport(game: summary.game, events: summary.events, statistics: summary.statistics))
@@ -48,4 +51,9 @@ struct DetectCommand: ParsableCommand {
         var events: [DetectedEvent]
         var statistics: EventDetector.Statistics
     }
+}
+
+extension DetectedEvent {
+    /// Said after a line printed for an event heard before, when it corrects that one's text.
+    var correctionNote: String { corrects ? "  (corrected: the line read better)" : "" }
 }

@@ -50,7 +50,10 @@ struct RunCommand: AsyncParsableCommand {
         let summary = try pipeline.run(
             store: clipStore,
             onEvent: { event in
-                if !quiet { Terminal.status("\(clock(event.time.seconds))  \(event.type): \(event.text)") }
+                guard !quiet else { return }
+                Terminal.status(
+                    "\(clock(event.time.seconds))  \(event.type): \(event.text)\(event.correctionNote)"
+                )
             },
             onClip: { clip in
                 if !quiet {

@@ -264,6 +264,13 @@ struct EventIdentityTests {
     func detected(_ script: [String?], every seconds: Double, keyword: String = "you fragged") throws
         -> [DetectedEvent]
     {
+        try read(script, every: seconds, keyword: keyword).events
+    }
+
+    /// The events `script` gives and the corrections made to them.
+    func read(_ script: [String?], every seconds: Double, keyword: String = "you fragged") throws
+        -> (events: [DetectedEvent], corrections: [DetectedEvent])
+    {
         let profile = GameProfile(
             name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
             events: [.init(type: "Frag", keywords: [keyword])])
@@ -280,7 +287,7 @@ struct EventIdentityTests {
         }
         for index in script.indices { detector.submit(frame, at: MediaTime(seconds: Double(index) * seconds)) }
         detector.finish()
-        return detector.takeEvents().events
+        return (detector.takeEvents().events, detector.takeCorrections())
     }
 
     @Test(
@@ -380,12 +387,43 @@ struct EventIdentityTests {
                 "\(bot)\nNini eliminated Raven@0.71",
             ]
             + Array(repeating: "\(bot)\nNinja eliminated Raven@0.96", count: 12)
-        #expect(try events(script, every: 0.1, keyword: "eliminated") == [bot, "Ninis eliminated Raven"])
+        let (found, corrections) = try read(script, every: 0.1, keyword: "eliminated")
+        #expect(found.map(\.text) == [bot, "Ninis eliminated Raven"])
+        // Read right surely more often than misread: the kill is corrected to the name a player sees.
+        #expect(corrections.map(\.text) == ["Ninja eliminated Raven"])
+        #expect(corrections.map(\.time) == [found[1].time] && corrections.allSatisfy(\.corrects))
         // Two bots fragged one after the other in a centre print: names three letters apart.
         let frags = try events(
             Array(repeating: "You fragged Sarge", count: 10) + Array(repeating: "You fragged Sorlag", count: 10),
             every: 0.1)
         #expect(frags == ["You fragged Sarge", "You fragged Sorlag"])
+    }
+
+    @Test(
+        "a kill is corrected only to other words read surely more often than its own: not to scenery read as an extra word, a few odd readings as the line fades, doubtful ones or its keyword misread"
+    )
+    func whatCorrectsAKill() throws {
+        let raven = "Ninja eliminated Raven"
+        let lines: [[String?]] = [
+            // Scenery beside the line read as a word, surely.
+            Array(repeating: raven, count: 3) + Array(repeating: "\(raven) zq@0.95", count: 6),
+            // A name misread surely three times as the line fades (a 1 Mbit/s real-time encode:
+            // "Raver" at 0.95 after "Raven" at 0.78–0.96).
+            Array(repeating: "\(raven)@0.78", count: 2) + Array(repeating: raven, count: 4)
+                + Array(repeating: "Ninja eliminated Raver@0.95", count: 3),
+            // A different name, read doubtfully.
+            Array(repeating: raven, count: 3) + Array(repeating: "Ninjo eliminated Raven@0.6", count: 6),
+            // A line read doubtfully throughout, and once surely with a letter wrong.
+            Array(repeating: "\(raven)@0.63", count: 4) + ["Ninja eliminated Raved@0.75"]
+                + Array(repeating: "\(raven)@0.6", count: 3),
+            // The keyword misread, surely: shown as the game writes it, the same text.
+            Array(repeating: raven, count: 3) + Array(repeating: "Ninja elimlnated Raven@0.95", count: 6),
+        ]
+        for script in lines {
+            let (found, corrections) = try read(script, every: 0.1, keyword: "eliminated")
+            #expect(found.map(\.text) == [raven], "\(script)")
+            #expect(corrections.isEmpty, "\(script): \(corrections.map(\.text))")
+        }
     }
 
     // The same capture encoded with fewer bits (600 kbit/s): "eliminated" did not read for over a

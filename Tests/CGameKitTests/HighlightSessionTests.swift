@@ -50,6 +50,30 @@ import Testing
         #expect(manager.eventCount == 1)
     }
 
+    /// A kill first reported with a misread name, corrected before its highlight is handed out:
+    /// the clip's events carry the corrected text, in an open session and in a closed one waiting
+    /// for its post-roll; another event at another time is left alone.
+    @Test func aCorrectionReachesTheHighlightNotYetHandedOut() {
+        var manager = HighlightSessionManager(settings: settings)
+        manager.handleEvent(event(10))
+        manager.handleEvent(event(20))
+        var correction = event(10)
+        correction.text = "Ninja eliminated Raven"
+        correction.corrects = true
+        manager.correct(correction)  // the first session closed on the second event
+        var late = event(20)
+        late.text = "Ninja eliminated Echo"
+        manager.correct(late)  // the open one
+        let ready = manager.flush(buffered: buffered(0, 30))
+        #expect(ready.map { $0.events.map(\.text) } == [["Ninja eliminated Raven"], ["Ninja eliminated Echo"]])
+        var other = event(11)
+        other.text = "nothing"
+        var untouched = HighlightSessionManager(settings: settings)
+        untouched.handleEvent(event(10))
+        untouched.correct(other)
+        #expect(untouched.flush(buffered: buffered(0, 30)).first?.events.map(\.text) == ["Kill at 10.0"])
+    }
+
     @Test func rangesAreClampedToWhatTheBufferHolds() {
         var manager = HighlightSessionManager(settings: settings)
         manager.handleEvent(event(1))

@@ -406,6 +406,23 @@ struct WebUITests {
             try await Self.signIn(browser, server, as: "streamer")
             try await browser.wait(for: "the capture button", "return !document.getElementById('capture-start').hidden")
             #expect(try await Self.text(browser, "#capture-status").contains("Fortnite"))
+            // A kill first read with a misread name, corrected when its line reads better: the
+            // page shows the corrected name in the kill's row, and no second row.
+            let corrected = try await browser.run(
+                """
+                return import('/js/capture.js').then((capture) => {
+                  capture.handle({}, {type: 'event', event: 'Kill', text: 'Ninis eliminated Raven', time: 9.6});
+                  capture.handle({}, {type: 'event', event: 'Kill', text: 'Ninja eliminated Bot42', time: 9.6 + 1e-9});
+                  capture.handle({}, {type: 'correction', event: 'Kill', text: 'Ninja eliminated Raven', time: 9.6});
+                  const rows = [...document.querySelectorAll('#capture-events li[data-event]')].map(li => li.innerText);
+                  document.getElementById('capture-events').replaceChildren();
+                  return rows;
+                });
+                """)
+            #expect(
+                (corrected as? [String])?.map { $0.replacingOccurrences(of: "\n", with: " ") } == [
+                    "0:09 Kill “Ninja eliminated Bot42”", "0:09 Kill “Ninja eliminated Raven”",
+                ], "\(String(describing: corrected))")
             try await browser.click("#capture-start")
             try await browser.wait(
                 for: "the capture to start", timeout: .seconds(20),

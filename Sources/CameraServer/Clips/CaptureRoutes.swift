@@ -15,8 +15,9 @@ import Synchronization
 #endif
 
 /// What the server tells the page during a capture from the browser (one JSON text message each):
-/// `started`, `progress`, `event`, `clip` (the saved clip, as `/api/clips` lists it), `warning`,
-/// `error` (the capture stops) and `done`.
+/// `started`, `progress`, `event`, `correction` (the text of the `event` with the same `event` and
+/// `time`, read better), `clip` (the saved clip, as `/api/clips` lists it), `warning`, `error` (the
+/// capture stops) and `done`.
 struct CaptureNote: Encodable {
     var type: String
     var message: String?
@@ -264,7 +265,9 @@ extension CameraCoreServer {
                 switch update {
                 case .event(let event):
                     await send(
-                        CaptureNote(type: "event", event: event.type, text: event.text, time: event.time.seconds))
+                        CaptureNote(
+                            type: event.corrects ? "correction" : "event", event: event.type, text: event.text,
+                            time: event.time.seconds))
                 case .progress(let progress):
                     await send(
                         CaptureNote(

@@ -71,7 +71,8 @@ function fail(text) {
   $("capture-error").textContent = text;
 }
 
-function handle(current, note) {
+/** Shows what the server says during a capture (exported for the page's test). */
+export function handle(current, note) {
   switch (note.type) {
     case "started":
       progress(`Capturing ${note.game}. Play: each kill becomes a clip as it happens.`);
@@ -80,11 +81,18 @@ function handle(current, note) {
       progress(`${clock(note.seconds)} captured · ${note.events} kill${note.events === 1 ? "" : "s"} seen · ${note.clips} clip${note.clips === 1 ? "" : "s"} saved`);
       break;
     case "event":
-      $("capture-events").prepend(el("li", { "data-event": note.event },
+      $("capture-events").prepend(el("li", { "data-event": note.event, "data-time": String(note.time) },
         el("span", { class: "time", text: clock(note.time) }), " ",
         el("strong", { text: note.event }), " ",
         el("span", { class: "grow", text: `“${note.text}”` })));
       break;
+    case "correction": {
+      // The line read better a moment later (a name misread while the video sharpened it).
+      const item = [...$("capture-events").children].find((li) =>
+        li.dataset.event === note.event && li.dataset.time === String(note.time));
+      if (item) item.querySelector(".grow").textContent = `“${note.text}”`;
+      break;
+    }
     case "clip":
       $("capture-events").prepend(el("li", { class: "saved", "data-clip-id": note.clip.id },
         el("span", { class: "pill ok", text: "Saved" }), " ",
