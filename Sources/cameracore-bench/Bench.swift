@@ -34,7 +34,7 @@ struct Bench: ParsableCommand {
             apart) and scores the ring fitted there and what `lebot analyze --rim x,y` then finds. \
             `--only capture-encodes` counts CGame's kills on the server's capture test video \
             encoded as a browser would (VP8 in real time) at 600k–2M, read whole and with frames \
-            dropped.
+            dropped, and how many were named wrong as first reported and after corrections.
             """)
 
     @Option(help: "Folder for generated media and outputs.")
