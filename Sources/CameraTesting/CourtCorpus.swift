@@ -166,7 +166,10 @@ public enum CourtCorpus {
             "held out until the end of stop 69, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first at 1920×1080 60 fps too, both colours; its one fault, orange sideRight-4785's rim not found, printed), then that fault read at stops 70 and 71: seen",
             Array(4781...4790)
         ),
-        ("held out until the end of stop 71, named before rendering", Array(4791...4800)),
+        (
+            "held out until the end of stop 71, named before rendering, scored once then (ten seeds at 1280×720 30 fps, both colours; the first at 1920×1080 60 fps too, both colours; its one shot wrong, angledLeft-4796's rim-out at 9.2 s, a make in orange and indeterminate in steel, printed)",
+            Array(4791...4800)
+        ),
     ]
 
     public struct Options: Sendable {
