@@ -167,6 +167,14 @@ public final class EventDetector: Sendable {
         /// since the line was confirmed, the confirming two among them.
         var tally: [[String]: Int] = [:]
 
+        /// Counts a sure reading showing `text` in ``tally``; its words.
+        @discardableResult
+        mutating func tallied(_ text: String) -> [String] {
+            let words = TextFolding.words(TextFolding.fold(text))
+            tally[words, default: 0] += 1
+            return words
+        }
+
         /// The readings a new reading is compared with.
         var readings: [[String]] {
             if words == nil { return candidate.map { [$0.words] } ?? [] }
@@ -303,10 +311,12 @@ public final class EventDetector: Sendable {
         }
     }
 
-    /// Events reported before whose line has since read differently, confidently and twice in a
-    /// row (a name misread in the first two pictures of a line still being sharpened by a video
-    /// encoder, "Ninis eliminated Raven", then "Ninja eliminated Raven"): each with the type and
-    /// time of the event it corrects and the better text (``DetectedEvent/corrects``).
+    /// Events reported before whose line has since read other words surely, more often than the
+    /// reported text (a name misread in the first two pictures of a line still being sharpened by
+    /// a video encoder, "Ninis eliminated Raven", then "Ninja eliminated Raven"): each with the
+    /// type and time of the event it corrects and the better text (``DetectedEvent/corrects``).
+    /// Every event a correction names was decided before it: take corrections before
+    /// ``takeEvents()`` and apply them after, and each finds its event.
     public func takeCorrections() -> [DetectedEvent] {
         state.withLock { state in
             defer { state.corrections.removeAll() }
@@ -416,8 +426,7 @@ public final class EventDetector: Sendable {
         _ match: EventMatch, repeated: Bool, of line: inout RecentLine, into corrections: inout [DetectedEvent]
     ) {
         guard let reported = line.reported, !repeated, match.confidence >= options.replacementConfidence else { return }
-        let words = TextFolding.words(TextFolding.fold(match.shown))
-        line.tally[words, default: 0] += 1
+        let words = line.tallied(match.shown)
         let reportedWords = TextFolding.words(TextFolding.fold(reported.text))
         let times = line.tally[words, default: 0]
         guard words != reportedWords, words.count == reportedWords.count, times >= 2,
@@ -441,7 +450,7 @@ public final class EventDetector: Sendable {
         line.tally = [:]
         for (text, confidence) in [(first.text, first.confidence), (reading.shown, reading.confidence)]
         where confidence >= options.replacementConfidence {
-            line.tally[TextFolding.words(TextFolding.fold(text)), default: 0] += 1
+            line.tallied(text)
         }
     }
 

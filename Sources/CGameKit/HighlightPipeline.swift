@@ -180,6 +180,8 @@ public final class HighlightPipeline: Sendable {
         }
 
         func collect() {
+            // Corrections first: each names an event decided before it, so taken with or before them.
+            let corrections = detector.takeCorrections()
             let (found, analyzed) = detector.takeEvents()
             for event in found {
                 sessions.handleEvent(event)
@@ -189,7 +191,7 @@ public final class HighlightPipeline: Sendable {
                 events.append(reported)
                 onEvent?(reported)
             }
-            for correction in detector.takeCorrections() {
+            for correction in corrections {
                 sessions.correct(correction)
                 var reported = correction
                 reported.time = correction.time - sourceStart
