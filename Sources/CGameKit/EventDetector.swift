@@ -58,9 +58,7 @@ extension [DetectedEvent] {
 /// - a different name in that place (a centre print such as OpenArena's "You fragged NAME" replaced
 ///   by the next frag's) is a new event;
 /// - elsewhere (a feed that scrolls) or after it went away (a fade out and in), a line is a recent
-///   line only when it reads the same, so two kills whose lines differ only in a name are two events;
-///   a line that moved reads the same also as a doubtful reading in its old place that did not
-///   replace it (its name misread surely enough to be confirmed, read right there only doubtfully).
+///   line only when it reads the same, so two kills whose lines differ only in a name are two events.
 /// The profile's `debounce` is how long a line that went away is remembered: the same text again
 /// within it is the same event.
 public final class EventDetector: Sendable {
