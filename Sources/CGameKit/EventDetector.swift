@@ -162,9 +162,6 @@ public final class EventDetector: Sendable {
         /// event (later, it is the same victim fragged again).
         var earlier: [[String]] = []
         var earlierUntil = MediaTime.zero
-        /// Doubtful readings in the line's place unlike it (the latest 8): the line misread, or
-        /// something else there. A line that moved is compared with them too.
-        var doubted: [[String]] = []
         /// The event reported for the line, with the text it was reported with (or last corrected to).
         var reported: DetectedEvent?
         /// How many confident readings, each in a picture of its own, showed each text (as words)
@@ -198,11 +195,6 @@ public final class EventDetector: Sendable {
             guard !variants.contains(reading) else { return }
             variants.append(reading)
             if variants.count > 8 { variants.remove(at: 4) }  // the first readings and the latest
-        }
-        mutating func doubt(_ reading: [String]) {
-            guard !doubted.contains(reading) else { return }
-            doubted.append(reading)
-            if doubted.count > 8 { doubted.removeFirst() }
         }
         var vanished: Bool { absentFrames >= 2 }
     }
@@ -541,10 +533,7 @@ public final class EventDetector: Sendable {
                 let inPlace = isInPlace(line, match, now)
                 let bar =
                     inPlace || isBackInPlace(line, match, now) ? TextFolding.misreadInPlace : TextFolding.misread
-                // A line that moved (a feed scrolled up) may read as it was read doubtfully in its
-                // place: its name misread surely enough to be confirmed, right only doubtfully.
-                let doubted = Self.samePlace(line.box, match.box) ? [] : line.doubted
-                let alike = ((named.isEmpty ? line.readings : named) + doubted).filter {
+                let alike = (named.isEmpty ? line.readings : named).filter {
                     TextFolding.sameLine(words, $0, restSimilarity: bar)
                 }
                 guard !alike.isEmpty else { continue }
@@ -589,9 +578,7 @@ public final class EventDetector: Sendable {
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
                 } else if match.confidence < options.replacementConfidence {
-                    // A doubtful reading keeps the line in place but does not replace it; it is
-                    // remembered in case the line moves.
-                    state.recent[index].doubt(words)
+                    // A doubtful reading keeps the line in place but does not replace it.
                 } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words) {
                     // Confirmed by a second picture; the same picture shown again proves nothing.
                     if !result.repeated {

@@ -479,23 +479,6 @@ struct EventIdentityTests {
         #expect(abs((found.last?.time.seconds ?? 0) - 0.5) < 0.01)
     }
 
-    // A 1 Mbit/s encode of the same capture (stop 72): the second line's first two readings agreed
-    // on a misread name ("Nirte", doubtfully), the right one read only doubtfully in its place; the
-    // first line then left the feed and the second moved up, read right and surely.
-    @Test(
-        "a kill confirmed with a misread name, read right only doubtfully in its place, then scrolled up and read right surely, is one kill, corrected"
-    )
-    func aMisreadKillThatScrollsUp() throws {
-        let bot = "Ninja eliminated Bot42"
-        let raven = "Ninja eliminated Raven"
-        let script: [String?] =
-            Array(repeating: bot, count: 3) + Array(repeating: "\(bot)\nNirte eliminated Raven@0.53", count: 2)
-            + Array(repeating: "\(bot)\n\(raven)@0.6", count: 4) + Array(repeating: "\(raven)@0.9", count: 6)
-        let (found, corrections) = try read(script, every: 0.1, keyword: "eliminated")
-        #expect(found.map(\.text) == [bot, "Nirte eliminated Raven"])
-        #expect(corrections.map(\.text) == [raven])
-    }
-
     @Test("a feed: lines that differ only in a name are two kills; a line that scrolls up is still one")
     func feedLinesDifferingInANameAndScrolling() throws {
         let first = "Grism was railed by Sarge"
