@@ -52,9 +52,8 @@ extension [DetectedEvent] {
 /// what a player sees:
 /// - a line in the place where a line was a moment ago is that line when it reads the same but for
 ///   misread letters or scenery read as extra words (``TextFolding/sameLine(_:_:restSimilarity:)``),
-///   there even with a name two letters apart (``TextFolding/misreadInPlace``), also when a frame
-///   or two in between read nothing at all there (``dropoutSeconds``); a moment ago counts from the
-///   last reading of its words there, its keyword read or not;
+///   there even with a name two letters apart (``TextFolding/misreadInPlace``); a moment ago counts
+///   from the last reading of its words there, its keyword read or not;
 /// - a different name in that place (a centre print such as OpenArena's "You fragged NAME" replaced
 ///   by the next frag's) is a new event;
 /// - elsewhere (a feed that scrolls) or after it went away (a fade out and in), a line is a recent
@@ -383,11 +382,6 @@ public final class EventDetector: Sendable {
     /// How long a new line read without its name waits for a reading with it before it is an event
     /// anyway.
     static let nameWaitSeconds = 0.5
-    /// How long a line can read as nothing at all in its place and still be there: a real-time
-    /// video encoder refreshing the picture blanked a kill line for two frames (0.2 s at 600
-    /// kbit/s). A line gone longer made way for the next: in a frenzy of frags a centre print can
-    /// fade out and the next come within a second, "Sarge" then "Sergei", two letters apart.
-    static let dropoutSeconds = 0.5
 
     /// Whether a reading holds nothing but its event type's keywords, `announcing` (no name).
     private static func isBare(_ words: [String], _ announcing: Set<String>) -> Bool {
@@ -402,11 +396,6 @@ public final class EventDetector: Sendable {
     /// and the line had not gone.
     private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
         Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastShown).seconds <= options.continuity
-    }
-
-    /// Whether `match` is where `line` was shown ``dropoutSeconds`` ago or less, gone since or not.
-    private func isBackInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
-        Self.samePlace(line.box, match.box) && (now - line.lastShown).seconds <= Self.dropoutSeconds
     }
 
     /// Reports the event a line's first reading announced, with the text of the reading that
@@ -529,12 +518,10 @@ public final class EventDetector: Sendable {
                 // In the place of a line that never left it, a word a couple of letters apart is
                 // that line misread ("Ninis eliminated Raven" while a video encoder still sharpened
                 // the new line, then "Ninja eliminated Raven"), not a new line.
-                // So too a line back in its place after a frame or two read as nothing.
                 let inPlace = isInPlace(line, match, now)
-                let bar =
-                    inPlace || isBackInPlace(line, match, now) ? TextFolding.misreadInPlace : TextFolding.misread
                 let alike = (named.isEmpty ? line.readings : named).filter {
-                    TextFolding.sameLine(words, $0, restSimilarity: bar)
+                    TextFolding.sameLine(
+                        words, $0, restSimilarity: inPlace ? TextFolding.misreadInPlace : TextFolding.misread)
                 }
                 guard !alike.isEmpty else { continue }
                 let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0

@@ -445,26 +445,6 @@ struct EventIdentityTests {
         #expect(try events(scenery, every: 0.1, keyword: "eliminated") == [raven, "Ninja eliminated Echo"])
     }
 
-    // The same capture at 600 kbit/s, encoded afresh (stop 71): two pictures in a row read no text
-    // at all as the encoder refreshed the picture, then the line came back in its place with its
-    // name misread, surely, twice.
-    @Test(
-        "a line back in its place after two frames read as nothing, its name misread surely, is still one kill; a centre print gone over half a second, then a name two letters apart, is a new frag"
-    )
-    func aLineBackInPlaceAfterADropout() throws {
-        let raven = "Ninja eliminated Raven"
-        let back: [String?] =
-            Array(repeating: raven, count: 10) + [nil, nil]
-            + ["Ninja eliminated Raveri@0.91", "Ninja eliminated Raveri@0.8", "\(raven)@0.67"]
-        #expect(try events(back, every: 0.1, keyword: "eliminated") == [raven])
-        // In a frenzy of frags a centre print can fade out and the next frag's come within a
-        // second: here 0.6 s later, a bot whose name is two letters from the last one's.
-        let sarge = "You fragged Sarge"
-        let sergei = "You fragged Sergei"
-        let frenzy: [String?] = Array(repeating: sarge, count: 10) + Array(repeating: nil, count: 6) + [sergei, sergei]
-        #expect(try events(frenzy, every: 0.1) == [sarge, sergei])
-    }
-
     @Test("a feed: lines that differ only in a name are two kills; a line that scrolls up is still one")
     func feedLinesDifferingInANameAndScrolling() throws {
         let first = "Grism was railed by Sarge"
