@@ -252,12 +252,16 @@ struct RuleMatcher {
     /// (``TextFolding/wordMatches(_:_:fuzzy:)``) written as the rule writes that word, in capitals
     /// when it was read in capitals. A word one or two letters longer than the keyword's is the
     /// keyword misread (OCR reads a "d" as "cl"); a longer one is the keyword run together with a
-    /// neighbour, and they get a space between them. Words read right are left as read, and so
-    /// is every word of a rule with no keyword word of 6 letters or more (none matches fuzzily).
+    /// neighbour, and they get a space between them. A mark read at a matched word's edge goes with
+    /// it ("#ininated"). Words read right are left as read, and so is every word of a rule with no
+    /// keyword word of 6 letters or more (none matches fuzzily).
     func respelled(_ text: String) -> String {
         guard !misreadable.isEmpty else { return text }
         return text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
-            let word = TextFolding.fold(String(token))
+            let folded = TextFolding.fold(String(token))
+            // A mark at a word's edge can be a letter misread ("#ininated"): the word without it.
+            let isMark = { (character: Character) in !character.isLetter && !character.isNumber }
+            let word = String(folded.drop(while: isMark).reversed().drop(while: isMark).reversed())
             guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber }),
                 !misreadable.contains(where: { $0.folded == word }),
                 let match = misreadable.first(where: { TextFolding.wordMatches(word, $0.folded, fuzzy: true) })
@@ -265,6 +269,7 @@ struct RuleMatcher {
             let keyword = token.allSatisfy { !$0.isLowercase } ? match.written.uppercased() : match.written
             let extra = word.count - match.folded.count
             if extra <= 2 { return keyword }
+            guard word == folded else { return String(token) }
             // Run together: the keyword is at the word's start or end.
             let atStart = TextFolding.wordMatches(String(word.prefix(match.folded.count)), match.folded, fuzzy: true)
             return atStart ? keyword + " " + token.suffix(extra) : token.prefix(extra) + " " + keyword

@@ -52,12 +52,15 @@ extension [DetectedEvent] {
 /// what a player sees:
 /// - a line in the place where a line was a moment ago is that line when it reads the same but for
 ///   misread letters or scenery read as extra words (``TextFolding/sameLine(_:_:restSimilarity:)``),
-///   there even with a name two letters apart (``TextFolding/misreadInPlace``); a moment ago counts
-///   from the last reading of its words there, its keyword read or not;
+///   there even with a name two letters apart (``TextFolding/misreadInPlace``), also when a frame
+///   or two in between read nothing at all there (``dropoutSeconds``); a moment ago counts from the
+///   last reading of its words there, its keyword read or not;
 /// - a different name in that place (a centre print such as OpenArena's "You fragged NAME" replaced
 ///   by the next frag's) is a new event;
 /// - elsewhere (a feed that scrolls) or after it went away (a fade out and in), a line is a recent
-///   line only when it reads the same, so two kills whose lines differ only in a name are two events.
+///   line only when it reads the same, so two kills whose lines differ only in a name are two events;
+///   a line that moved reads the same also as a doubtful reading in its old place that did not
+///   replace it (its name misread surely enough to be confirmed, read right there only doubtfully).
 /// The profile's `debounce` is how long a line that went away is remembered: the same text again
 /// within it is the same event.
 public final class EventDetector: Sendable {
@@ -161,6 +164,9 @@ public final class EventDetector: Sendable {
         /// event (later, it is the same victim fragged again).
         var earlier: [[String]] = []
         var earlierUntil = MediaTime.zero
+        /// Doubtful readings in the line's place unlike it (the latest 8): the line misread, or
+        /// something else there. A line that moved is compared with them too.
+        var doubted: [[String]] = []
         /// The event reported for the line, with the text it was reported with (or last corrected to).
         var reported: DetectedEvent?
         /// How many confident readings, each in a picture of its own, showed each text (as words)
@@ -194,6 +200,11 @@ public final class EventDetector: Sendable {
             guard !variants.contains(reading) else { return }
             variants.append(reading)
             if variants.count > 8 { variants.remove(at: 4) }  // the first readings and the latest
+        }
+        mutating func doubt(_ reading: [String]) {
+            guard !doubted.contains(reading) else { return }
+            doubted.append(reading)
+            if doubted.count > 8 { doubted.removeFirst() }
         }
         var vanished: Bool { absentFrames >= 2 }
     }
@@ -382,6 +393,11 @@ public final class EventDetector: Sendable {
     /// How long a new line read without its name waits for a reading with it before it is an event
     /// anyway.
     static let nameWaitSeconds = 0.5
+    /// How long a line can read as nothing at all in its place and still be there: a real-time
+    /// video encoder refreshing the picture blanked a kill line for two frames (0.2 s at 600
+    /// kbit/s). A line gone longer made way for the next: in a frenzy of frags a centre print can
+    /// fade out and the next come within a second, "Sarge" then "Sergei", two letters apart.
+    static let dropoutSeconds = 0.5
 
     /// Whether a reading holds nothing but its event type's keywords, `announcing` (no name).
     private static func isBare(_ words: [String], _ announcing: Set<String>) -> Bool {
@@ -396,6 +412,11 @@ public final class EventDetector: Sendable {
     /// and the line had not gone.
     private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
         Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastShown).seconds <= options.continuity
+    }
+
+    /// Whether `match` is where `line` was shown ``dropoutSeconds`` ago or less, gone since or not.
+    private func isBackInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
+        Self.samePlace(line.box, match.box) && (now - line.lastShown).seconds <= Self.dropoutSeconds
     }
 
     /// Reports the event a line's first reading announced, with the text of the reading that
@@ -518,10 +539,15 @@ public final class EventDetector: Sendable {
                 // In the place of a line that never left it, a word a couple of letters apart is
                 // that line misread ("Ninis eliminated Raven" while a video encoder still sharpened
                 // the new line, then "Ninja eliminated Raven"), not a new line.
+                // So too a line back in its place after a frame or two read as nothing.
                 let inPlace = isInPlace(line, match, now)
-                let alike = (named.isEmpty ? line.readings : named).filter {
-                    TextFolding.sameLine(
-                        words, $0, restSimilarity: inPlace ? TextFolding.misreadInPlace : TextFolding.misread)
+                let bar =
+                    inPlace || isBackInPlace(line, match, now) ? TextFolding.misreadInPlace : TextFolding.misread
+                // A line that moved (a feed scrolled up) may read as it was read doubtfully in its
+                // place: its name misread surely enough to be confirmed, right only doubtfully.
+                let doubted = Self.samePlace(line.box, match.box) ? [] : line.doubted
+                let alike = ((named.isEmpty ? line.readings : named) + doubted).filter {
+                    TextFolding.sameLine(words, $0, restSimilarity: bar)
                 }
                 guard !alike.isEmpty else { continue }
                 let similarity = alike.map { TextFolding.similarity(joined, $0.joined(separator: " ")) }.max() ?? 0
@@ -565,7 +591,9 @@ public final class EventDetector: Sendable {
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
                 } else if match.confidence < options.replacementConfidence {
-                    // A doubtful reading keeps the line in place but does not replace it.
+                    // A doubtful reading keeps the line in place but does not replace it; it is
+                    // remembered in case the line moves.
+                    state.recent[index].doubt(words)
                 } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words) {
                     // Confirmed by a second picture; the same picture shown again proves nothing.
                     if !result.repeated {
