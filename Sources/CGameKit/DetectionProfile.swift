@@ -38,6 +38,11 @@ public protocol DetectionProfile: Sendable {
     var debounce: Double { get }
     /// The debounce window of one event type (default: ``debounce``).
     func debounce(for type: String) -> Double
+    /// How long the game shows a line, when it shows each for a fixed time (Quake III's centre
+    /// print and obituaries: 3 s). The same text read again a second later than that after it
+    /// first read is the next line saying it (the same victim fragged again), not the line come
+    /// back into view (default: nil, unknown).
+    var shownFor: Double? { get }
     /// The events announced by these lines of text.
     func events(in observations: [TextObservation]) -> [EventMatch]
     /// The folded words every line of an event type shares (its keywords: "you", "fragged"), which
@@ -47,6 +52,7 @@ public protocol DetectionProfile: Sendable {
 
 extension DetectionProfile {
     public func debounce(for type: String) -> Double { debounce }
+    public var shownFor: Double? { nil }
     public func announcingWords(for type: String) -> Set<String> { [] }
 
     /// The spec's entry point: whether these observations announce any event.
@@ -116,12 +122,13 @@ public struct GameProfile: DetectionProfile, Codable {
     public var polarity: TextPolarity
     public var characterWhitelist: String?
     public var debounce: Double
+    public var shownFor: Double?
     public var events: [EventRule] { didSet { matchers = RuleMatchers(events) } }
     /// Rules with folded keywords and compiled patterns, built once per profile rather than per frame.
     private var matchers: RuleMatchers
 
     private enum CodingKeys: String, CodingKey {
-        case name, aliases, region, pageSegmentation, polarity, characterWhitelist, debounce, events
+        case name, aliases, region, pageSegmentation, polarity, characterWhitelist, debounce, shownFor, events
     }
 
     public var recognitionRegion: NormalizedRect { region }
@@ -133,7 +140,7 @@ public struct GameProfile: DetectionProfile, Codable {
     public init(
         name: String, aliases: [String] = [], region: NormalizedRect, pageSegmentation: PageSegmentation = .singleBlock,
         polarity: TextPolarity = .light, characterWhitelist: String? = nil, debounce: Double = 4,
-        events: [EventRule]
+        shownFor: Double? = nil, events: [EventRule]
     ) {
         self.name = name
         self.aliases = aliases
@@ -142,6 +149,7 @@ public struct GameProfile: DetectionProfile, Codable {
         self.polarity = polarity
         self.characterWhitelist = characterWhitelist
         self.debounce = debounce
+        self.shownFor = shownFor
         self.events = events
         self.matchers = RuleMatchers(events)
     }
@@ -156,6 +164,7 @@ public struct GameProfile: DetectionProfile, Codable {
         polarity = try container.decodeIfPresent(TextPolarity.self, forKey: .polarity) ?? .light
         characterWhitelist = try container.decodeIfPresent(String.self, forKey: .characterWhitelist)
         debounce = try container.decodeIfPresent(Double.self, forKey: .debounce) ?? 4
+        shownFor = try container.decodeIfPresent(Double.self, forKey: .shownFor)
         events = try container.decode([EventRule].self, forKey: .events)
         matchers = RuleMatchers(events)
     }

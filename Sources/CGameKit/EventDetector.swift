@@ -62,7 +62,9 @@ extension [DetectedEvent] {
 ///   a line that moved reads the same also as a doubtful reading in its old place that did not
 ///   replace it (its name misread surely enough to be confirmed, read right there only doubtfully).
 /// The profile's `debounce` is how long a line that went away is remembered: the same text again
-/// within it is the same event.
+/// within it is the same event, unless the game shows each line for a fixed time
+/// (``DetectionProfile/shownFor``) and the text first read longer ago than that (and a second): then
+/// it is the next line saying the same (the same victim fragged again).
 public final class EventDetector: Sendable {
     public struct Options: Sendable {
         /// Frames analysed per second of media.
@@ -398,6 +400,10 @@ public final class EventDetector: Sendable {
     /// kbit/s). A line gone longer made way for the next: in a frenzy of frags a centre print can
     /// fade out and the next come within a second, "Sarge" then "Sergei", two letters apart.
     static let dropoutSeconds = 0.5
+    /// How much longer than the game shows a line it can stay on screen: a game rendering in
+    /// software next to the capture draws a frame every 0.1–0.3 s (0.5 s when loaded), and a
+    /// line's last frame stays up until the next.
+    static let lateFrameSeconds = 1.0
 
     /// Whether a reading holds nothing but its event type's keywords, `announcing` (no name).
     private static func isBare(_ words: [String], _ announcing: Set<String>) -> Bool {
@@ -412,6 +418,15 @@ public final class EventDetector: Sendable {
     /// and the line had not gone.
     private func isInPlace(_ line: RecentLine, _ match: EventMatch, _ now: MediaTime) -> Bool {
         Self.samePlace(line.box, match.box) && !line.vanished && (now - line.lastShown).seconds <= options.continuity
+    }
+
+    /// Whether `line` has been on screen longer than the game shows a line
+    /// (``DetectionProfile/shownFor``, and ``lateFrameSeconds`` more) since its text first read:
+    /// that text now is the next line saying it (the same victim fragged again), not this one.
+    private func isOver(_ line: RecentLine, _ now: MediaTime) -> Bool {
+        guard let shownFor = profile.shownFor, let since = line.reported?.time ?? line.candidate?.event.time
+        else { return false }
+        return (now - since).seconds > shownFor + Self.lateFrameSeconds
     }
 
     /// Whether `match` is where `line` was shown ``dropoutSeconds`` ago or less, gone since or not.
@@ -529,7 +544,8 @@ public final class EventDetector: Sendable {
             var paired: Int?
             var best = -1.0
             let joined = words.joined(separator: " ")
-            for (index, line) in state.recent.enumerated() where line.type == match.type && !taken.contains(index) {
+            for (index, line) in state.recent.enumerated()
+            where line.type == match.type && !taken.contains(index) && !isOver(line, now) {
                 if bare {
                     let score = isInPlace(line, match, now) ? 2 : 1 - (now - line.lastSeen).seconds / 1000
                     if score > best { (paired, best) = (index, score) }

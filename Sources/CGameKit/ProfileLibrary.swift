@@ -61,7 +61,9 @@ public enum ProfileLibrary {
                 // NAME", a line about the player's place below it); the screen's followed player when
                 // spectating. The first line is at 27–32 % of the height on any screen size, ~35 % of
                 // the width for short names, 70 % for the longest.
-                region: NormalizedRect(x: 0.15, y: 0.25, width: 0.70, height: 0.09),
+                // Each print shows for 3 s (cg_centertime), so the same print later is the same
+                // victim fragged again.
+                region: NormalizedRect(x: 0.15, y: 0.25, width: 0.70, height: 0.09), shownFor: 3,
                 events: [.init(type: "Kill", keywords: ["you fragged"])]),
             GameProfile(
                 name: "OpenArena kills", aliases: ["oa-kills", "quake3-kills"],
@@ -158,6 +160,7 @@ extension GameProfile {
             throw fail("region: must lie inside the frame (0...1) with a positive width and height, got \(r)")
         }
         if debounce < 0 { throw fail("debounce: must be zero or more seconds, got \(debounce)") }
+        if let shownFor, !(shownFor > 0) { throw fail("shownFor: must be more than zero seconds, got \(shownFor)") }
         if events.isEmpty { throw fail("events: at least one event rule is needed") }
         if characterWhitelist?.isEmpty == true { throw fail("characterWhitelist: must not be empty (omit it instead)") }
         for (index, rule) in events.enumerated() {

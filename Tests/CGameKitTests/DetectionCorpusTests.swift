@@ -257,8 +257,10 @@ struct EventIdentityTests {
         }
     }
 
-    func events(_ script: [String?], every seconds: Double = 0.5, keyword: String = "you fragged") throws -> [String] {
-        try detected(script, every: seconds, keyword: keyword).map(\.text)
+    func events(
+        _ script: [String?], every seconds: Double = 0.5, keyword: String = "you fragged", shownFor: Double? = nil
+    ) throws -> [String] {
+        try read(script, every: seconds, keyword: keyword, shownFor: shownFor).events.map(\.text)
     }
 
     func detected(_ script: [String?], every seconds: Double, keyword: String = "you fragged") throws
@@ -268,12 +270,12 @@ struct EventIdentityTests {
     }
 
     /// The events `script` gives and the corrections made to them.
-    func read(_ script: [String?], every seconds: Double, keyword: String = "you fragged") throws
-        -> (events: [DetectedEvent], corrections: [DetectedEvent])
-    {
+    func read(
+        _ script: [String?], every seconds: Double, keyword: String = "you fragged", shownFor: Double? = nil
+    ) throws -> (events: [DetectedEvent], corrections: [DetectedEvent]) {
         let profile = GameProfile(
             name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
-            events: [.init(type: "Frag", keywords: [keyword])])
+            shownFor: shownFor, events: [.init(type: "Frag", keywords: [keyword])])
         let detector = try EventDetector(
             profile: profile,
             options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false, reuseRepeatedPictures: false),
@@ -463,6 +465,31 @@ struct EventIdentityTests {
         let sergei = "You fragged Sergei"
         let frenzy: [String?] = Array(repeating: sarge, count: 10) + Array(repeating: nil, count: 6) + [sergei, sergei]
         #expect(try events(frenzy, every: 0.1) == [sarge, sergei])
+    }
+
+    // A live OpenArena match (stop 73, read frame by frame): the followed bot fragged Angelyss, her
+    // print faded out 3 s later, and 1.7 s after that she was fragged again: the same print, new.
+    // Another time the scoreboard (shown while the followed bot is dead) hid a print for 2 s and the
+    // same print came back for its last moments: the same frag. OpenArena shows a print for 3 s.
+    @Test(
+        "the same print read again after it went, later than the game shows a print, is the same victim fragged again; back sooner, after the scoreboard hid it, it is the same frag"
+    )
+    func theSameVictimFraggedAgain() throws {
+        let angelyss = "You fragged Angelyss"
+        let fade = ["You ffagged Angelyss@0.54", nil, "You fragged Angelyss@0.61", nil, "You frragged Angelyss@0.52"]
+        let again: [String?] =
+            Array(repeating: angelyss, count: 18) + fade + Array(repeating: nil, count: 17)
+            + Array(repeating: angelyss, count: 10)
+        #expect(try events(again, every: 0.1, shownFor: 3) == [angelyss, angelyss])
+        // Without knowing how long the game shows a print, it is the line back in view.
+        #expect(try events(again, every: 0.1) == [angelyss])
+        let major = "You fragged Major"
+        let hidden: [String?] =
+            Array(repeating: major, count: 5) + Array(repeating: "4 qo qo varge", count: 20)
+            + Array(repeating: major, count: 4)
+        #expect(try events(hidden, every: 0.1, shownFor: 3) == [major])
+        // A print that stays up longer than a print is shown is a new print of the same text.
+        #expect(try events(Array(repeating: major, count: 45), every: 0.1, shownFor: 3) == [major, major])
     }
 
     // The same capture at 600 kbit/s (stop 70's tuning encodes): the second kill's line read with

@@ -126,6 +126,10 @@ import Testing
                 #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "pageSegmentation": "diagonal", "events": [{"type":"Kill","keywords":["a"]}]}"#,
                 "pageSegmentation"
             ),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "shownFor": 0, "events": [{"type":"Kill","keywords":["a"]}]}"#,
+                "shownFor: must be more than zero seconds"
+            ),
             (#"{"name": "X", "#, "not valid JSON"),
         ]
         for (index, testCase) in cases.enumerated() {
@@ -159,6 +163,10 @@ import Testing
         #expect(errors.count == 1 && errors[0].operation.contains("broken.json"))
         let rocket = try ProfileLibrary.profile(named: "rl", userDirectory: directory)
         #expect(rocket.debounce(for: "Goal") == 6)
+        #expect(rocket.shownFor == nil)
+        // OpenArena's centre print shows for 3 s, and says so in its JSON.
+        let openArena = try ProfileLibrary.profile(named: "openarena", userDirectory: "/nonexistent")
+        #expect(openArena.shownFor == 3 && openArena.json().contains("\"shownFor\" : 3"))
         // A profile round-trips through its JSON.
         let again = try JSONDecoder().decode(GameProfile.self, from: Data(rocket.json().utf8))
         #expect(again.json() == rocket.json())
