@@ -423,6 +423,29 @@ struct WebUITests {
                 (corrected as? [String])?.map { $0.replacingOccurrences(of: "\n", with: " ") } == [
                     "0:09 Kill “Ninja eliminated Bot42”", "0:09 Kill “Ninja eliminated Raven”",
                 ], "\(String(describing: corrected))")
+            // The running line counts a kill or a saved clip as its row appears, not with the
+            // server's next count half a second of video later (a screenshot once showed "2 kills
+            // seen" above three kill rows).
+            let counts = try await browser.run(
+                """
+                return import('/js/capture.js').then((capture) => {
+                  const state = {}, line = () => document.getElementById('capture-progress').textContent;
+                  capture.handle(state, {type: 'progress', seconds: 9.5, events: 1, clips: 0});
+                  capture.handle(state, {type: 'event', event: 'Kill', text: 'Ninja eliminated Raven', time: 9.6});
+                  const afterKill = line();
+                  capture.handle(state, {type: 'clip', clip: {id: 'c1', name: 'Double Kill', duration: 11.4}});
+                  const afterClip = line();
+                  capture.handle(state, {type: 'progress', seconds: 10.1, events: 2, clips: 1});
+                  const lines = [afterKill, afterClip, line()];
+                  document.getElementById('capture-events').replaceChildren();
+                  return lines;
+                });
+                """)
+            #expect(
+                counts as? [String] == [
+                    "0:09 captured · 2 kills seen · 0 clips saved", "0:09 captured · 2 kills seen · 1 clip saved",
+                    "0:10 captured · 2 kills seen · 1 clip saved",
+                ], "\(String(describing: counts))")
             try await browser.click("#capture-start")
             try await browser.wait(
                 for: "the capture to start", timeout: .seconds(20),

@@ -31,6 +31,13 @@ function clock(seconds) {
 
 function progress(text) { $("capture-progress").textContent = text; }
 
+const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** The running line: media captured, kills seen, clips saved. */
+function running(note) {
+  progress(`${clock(note.seconds)} captured · ${count(note.events, "kill")} seen · ${count(note.clips, "clip")} saved`);
+}
+
 async function start() {
   let stream;
   try {
@@ -71,6 +78,16 @@ function fail(text) {
   $("capture-error").textContent = text;
 }
 
+/**
+ * A kill or clip just shown in the list, counted in the running line at once: the server's counts
+ * come every half second of video, each counting all the kills and clips it sent before it.
+ */
+function counted(current, key) {
+  if (!current.last) return;
+  current.last = { ...current.last, [key]: current.last[key] + 1 };
+  running(current.last);
+}
+
 /** Shows what the server says during a capture (exported for the page's test). */
 export function handle(current, note) {
   switch (note.type) {
@@ -78,9 +95,11 @@ export function handle(current, note) {
       progress(`Capturing ${note.game}. Play: each kill becomes a clip as it happens.`);
       break;
     case "progress":
-      progress(`${clock(note.seconds)} captured · ${note.events} kill${note.events === 1 ? "" : "s"} seen · ${note.clips} clip${note.clips === 1 ? "" : "s"} saved`);
+      current.last = note;
+      running(note);
       break;
     case "event":
+      counted(current, "events");
       $("capture-events").prepend(el("li", { "data-event": note.event, "data-time": String(note.time) },
         el("span", { class: "time", text: clock(note.time) }), " ",
         el("strong", { text: note.event }), " ",
@@ -94,6 +113,7 @@ export function handle(current, note) {
       break;
     }
     case "clip":
+      counted(current, "clips");
       $("capture-events").prepend(el("li", { class: "saved", "data-clip-id": note.clip.id },
         el("span", { class: "pill ok", text: "Saved" }), " ",
         el("span", { class: "grow", text: `${note.clip.name} (${note.clip.duration.toFixed(1)} s) is in your clips below.` })));
@@ -107,7 +127,7 @@ export function handle(current, note) {
       break;
     case "done":
       current.done = true;
-      progress(`Stopped after ${clock(note.seconds)}: ${note.events} kill${note.events === 1 ? "" : "s"} seen, ${note.clips} clip${note.clips === 1 ? "" : "s"} saved.`);
+      progress(`Stopped after ${clock(note.seconds)}: ${count(note.events, "kill")} seen, ${count(note.clips, "clip")} saved.`);
       break;
   }
 }
