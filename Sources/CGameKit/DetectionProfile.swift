@@ -39,9 +39,9 @@ public protocol DetectionProfile: Sendable {
     /// The debounce window of one event type (default: ``debounce``).
     func debounce(for type: String) -> Double
     /// How long the game shows a line, when it shows each for a fixed time (Quake III's centre
-    /// print and obituaries: 3 s). The same text read again a second later than that after it
-    /// first read is the next line saying it (the same victim fragged again), not the line come
-    /// back into view (default: nil, unknown).
+    /// print: 3 s). The same text read again a second later than that after it first read is the
+    /// next line saying it (the same victim fragged again), not the line come back into view
+    /// (default: nil, unknown; a feed's half-read lines can read alike for longer).
     var shownFor: Double? { get }
     /// The events announced by these lines of text.
     func events(in observations: [TextObservation]) -> [EventMatch]

@@ -400,9 +400,9 @@ public final class EventDetector: Sendable {
     /// kbit/s). A line gone longer made way for the next: in a frenzy of frags a centre print can
     /// fade out and the next come within a second, "Sarge" then "Sergei", two letters apart.
     static let dropoutSeconds = 0.5
-    /// How much longer than the game shows a line it can stay on screen: a game rendering in
-    /// software next to the capture draws a frame every 0.1–0.3 s (0.5 s when loaded), and a
-    /// line's last frame stays up until the next.
+    /// How much longer than the game shows a line it can stay on screen: a line's last frame stays
+    /// up until the next, and OpenArena rendering in software draws 10 or more frames a second at
+    /// 720p, ~2 at 1080p (its recordings, BENCHMARKS.md).
     static let lateFrameSeconds = 1.0
 
     /// Whether a reading holds nothing but its event type's keywords, `announcing` (no name).
