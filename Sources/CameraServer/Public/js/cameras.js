@@ -3,7 +3,7 @@
 // add (with a connection test first), edit, delete, reorder, and ONVIF discovery.
 import { api } from "./api.js";
 import * as recordings from "./recordings.js";
-import { $, ago, clearErrors, confirm, el, fieldError, showError, toast, words } from "./ui.js";
+import { $, ago, clearErrors, confirm, count, el, fieldError, showError, toast, words } from "./ui.js";
 
 let players = [];
 let healthTimer = null;
@@ -340,7 +340,7 @@ function render(devices, login = null) {
   const list = $("discovered");
   list.textContent = "";
   $("discovery-text").textContent = devices.length
-    ? `${devices.length} camera${devices.length === 1 ? "" : "s"} found.`
+    ? `${count(devices.length, "camera")} found.`
     : "No ONVIF cameras answered. Check that they are on the same network, or add one by its address.";
   for (const found of devices) {
     const device = found.device;

@@ -3,7 +3,7 @@
 // WebSocket; the server watches it for the game's kills and saves each highlight to the gallery as
 // it happens, telling this page what it saw.
 import { sendRecording, webmType } from "./recording.js";
-import { $, el, toast } from "./ui.js";
+import { $, count, el, toast } from "./ui.js";
 
 let session = null;
 let clipSaved = () => {};
@@ -30,8 +30,6 @@ function clock(seconds) {
 }
 
 function progress(text) { $("capture-progress").textContent = text; }
-
-const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 /** The running line: media captured, kills seen, clips saved. */
 function running(note) {

@@ -4,7 +4,7 @@
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import * as live from "./live.js";
-import { $, clearErrors, confirm, el, fieldError, fractionAt, megabytes, placeOver, still, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, count, el, fieldError, fractionAt, megabytes, placeOver, still, toast, words } from "./ui.js";
 
 let file = null;
 let fileURL = null;
@@ -208,7 +208,7 @@ function showResult(result, localURL = null) {
   const made = shots.filter((shot) => shot.outcome === "MAKE").length;
   const unclear = shots.filter((shot) => shot.outcome === "INDETERMINATE").length;
   $("workout-summary").textContent = shots.length
-    ? `${shots.length} shot${shots.length === 1 ? "" : "s"}, ${made} made (${Math.round((100 * made) / shots.length)} %)${unclear ? `, ${unclear} unclear` : ""}`
+    ? `${count(shots.length, "shot")}, ${made} made (${Math.round((100 * made) / shots.length)} %)${unclear ? `, ${unclear} unclear` : ""}`
     : "No shots found. Check that the rim box sits on the rim and the ball is visible, then try again.";
   const used = analysis.rim;
   const found = analysis.rimFound;

@@ -4,7 +4,7 @@
 // compile selected clips with progress, then play, download or delete them.
 import { api, upload } from "./api.js";
 import * as capture from "./capture.js";
-import { $, clearErrors, confirm, el, megabytes, showError, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, count, el, megabytes, showError, toast, words } from "./ui.js";
 
 const selected = new Set();
 let clips = [];
@@ -157,9 +157,9 @@ async function uploadClip() {
 // ---- Reels ----
 
 function updateReelBar() {
-  const count = selected.size;
-  $("reel-bar").hidden = count === 0;
-  $("reel-count").textContent = `${count} clip${count === 1 ? "" : "s"} selected`;
+  const chosen = selected.size;
+  $("reel-bar").hidden = chosen === 0;
+  $("reel-count").textContent = `${count(chosen, "clip")} selected`;
 }
 
 async function compile(event) {
@@ -185,7 +185,7 @@ function renderReels(reels) {
   list.textContent = "";
   $("reels-empty").hidden = reels.length > 0;
   for (const reel of reels) {
-    const title = reel.title || `Reel of ${reel.clipIDs.length} clip${reel.clipIDs.length === 1 ? "" : "s"}`;
+    const title = reel.title || `Reel of ${count(reel.clipIDs.length, "clip")}`;
     const item = el("li", { "data-reel-id": reel.id, "data-status": reel.status },
       el("span", { class: "grow" }, el("strong", { text: title }), " ",
         el("span", { class: "muted", text: new Date(reel.createdAt).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) })));

@@ -122,6 +122,9 @@ export function ago(date) {
   return "since " + new Date(date).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
+/** "1 clip", "3 clips": a count with its noun. */
+export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0) + " MB"; }
 
 /** The frame `video` shows, drawn on a canvas at most `maxWidth` wide. */
