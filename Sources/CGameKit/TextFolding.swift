@@ -113,12 +113,15 @@ enum TextFolding {
         return 1 - Double(distance) / Double(max(x.count, y.count))
     }
 
-    /// Whether two readings (folded words) can be the same line: with the words they share at the
-    /// beginning and at the end set aside, what remains is missing on one side (scenery read as an
-    /// extra word, a word lost) or reads roughly the same (misread letters). Lines that differ in a
-    /// name — "you fragged alice" and "you fragged bob", "grism was railed by sarge" and "major was
-    /// railed by sarge" — are different lines, however similar the whole lines are.
+    /// Whether two readings (folded words) can be the same line: with the words both read alike
+    /// set aside (the most of them, in order), what remains is missing on one side (scenery read as
+    /// an extra word, a word lost) or reads roughly the same (misread letters). Lines that differ in
+    /// a name — "you fragged alice" and "you fragged bob", "grism was railed by sarge" and "major
+    /// was railed by sarge" — are different lines, however similar the whole lines are.
     /// Words of one character are left out: scenery and outlines read as stray letters and digits.
+    /// Extra words at an end of one reading only ("la you fragged grism" beside "you fragged
+    /// gargoyle") are scenery too when fewer than the words read alike: the names are compared, not
+    /// the whole lines (which read 0.55 alike here, enough for a line misread in its place).
     ///
     /// `restSimilarity` is how alike what remains must read: ``misread``, or ``misreadInPlace`` for
     /// a reading in the place of a line that never left it.
@@ -126,19 +129,46 @@ enum TextFolding {
         let a = a.filter { $0.count > 1 }
         let b = b.filter { $0.count > 1 }
         // Words read alike: equal, or (4 letters or more) with a letter misread, added or lost.
-        func alike(_ x: String, _ y: String) -> Bool {
-            x == y || (min(x.count, y.count) >= 4 && similarity(x, y) >= 0.75)
+        let alike = a.map { x in b.map { y in x == y || (min(x.count, y.count) >= 4 && similarity(x, y) >= 0.75) } }
+        // shared[i][j]: how many words of a[i...] and b[j...] read alike, in order.
+        var shared = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in a.indices.reversed() {
+            for j in b.indices.reversed() {
+                shared[i][j] = alike[i][j] ? shared[i + 1][j + 1] + 1 : max(shared[i + 1][j], shared[i][j + 1])
+            }
         }
-        var start = 0
-        while start < a.count, start < b.count, alike(a[start], b[start]) { start += 1 }
-        var endA = a.count
-        var endB = b.count
-        while endA > start, endB > start, alike(a[endA - 1], b[endB - 1]) {
-            endA -= 1
-            endB -= 1
+        var pairs: [(a: Int, b: Int)] = []
+        var (i, j) = (0, 0)
+        while i < a.count, j < b.count {
+            if alike[i][j], shared[i][j] == shared[i + 1][j + 1] + 1 {
+                pairs.append((i, j))
+                (i, j) = (i + 1, j + 1)
+            } else if shared[i + 1][j] >= shared[i][j + 1] {
+                i += 1
+            } else {
+                j += 1
+            }
         }
-        let restA = a[start..<endA].joined(separator: " ")
-        let restB = b[start..<endB].joined(separator: " ")
+        // The words compared: all, but extra words at an end of one reading only (fewer than those
+        // read alike) set aside.
+        var (rangeA, rangeB) = (0..<a.count, 0..<b.count)
+        if let first = pairs.first, let last = pairs.last {
+            if (first.a == 0) != (first.b == 0), max(first.a, first.b) < pairs.count {
+                (rangeA, rangeB) = (first.a..<rangeA.upperBound, first.b..<rangeB.upperBound)
+            }
+            let (afterA, afterB) = (a.count - 1 - last.a, b.count - 1 - last.b)
+            if (afterA == 0) != (afterB == 0), max(afterA, afterB) < pairs.count {
+                (rangeA, rangeB) = (rangeA.lowerBound..<last.a + 1, rangeB.lowerBound..<last.b + 1)
+            }
+        }
+        // What remains on each side: from its first word not read alike to its last.
+        func rest(_ words: [String], _ range: Range<Int>, _ paired: Set<Int>) -> String {
+            let left = range.filter { !paired.contains($0) }
+            guard let from = left.first, let to = left.last else { return "" }
+            return words[from...to].joined(separator: " ")
+        }
+        let restA = rest(a, rangeA, Set(pairs.map(\.a)))
+        let restB = rest(b, rangeB, Set(pairs.map(\.b)))
         if restA.isEmpty || restB.isEmpty { return true }
         return similarity(restA, restB) >= restSimilarity
     }

@@ -269,13 +269,15 @@ struct EventIdentityTests {
         try read(script, every: seconds, keyword: keyword).events
     }
 
-    /// The events `script` gives and the corrections made to them.
+    /// The events `script` gives and the corrections made to them; `keyword` may name several,
+    /// separated by "|".
     func read(
         _ script: [String?], every seconds: Double, keyword: String = "you fragged", shownFor: Double? = nil
     ) throws -> (events: [DetectedEvent], corrections: [DetectedEvent]) {
         let profile = GameProfile(
             name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
-            shownFor: shownFor, events: [.init(type: "Frag", keywords: [keyword])])
+            shownFor: shownFor,
+            events: [.init(type: "Frag", keywords: keyword.split(separator: "|").map(String.init))])
         let detector = try EventDetector(
             profile: profile,
             options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false, reuseRepeatedPictures: false),
@@ -490,6 +492,35 @@ struct EventIdentityTests {
         #expect(try events(hidden, every: 0.1, shownFor: 3) == [major])
         // A print that stays up longer than a print is shown is a new print of the same text.
         #expect(try events(Array(repeating: major, count: 45), every: 0.1, shownFor: 3) == [major, major])
+    }
+
+    // A live OpenArena match (stop 74, its clip read frame by frame): Grism's centre print read
+    // now and then with a stray word before it ("la You fragged Grism"), then Gargoyle was fragged
+    // and his print replaced Grism's in place, read doubtfully first. With the stray word, the
+    // whole line "la you fragged grism" read 0.55 alike "you fragged gargoyle" — enough for a line
+    // misread in its place — so Gargoyle's readings were taken for Grism's line, the kill was
+    // renamed Gargoyle and Gargoyle's frag was lost.
+    @Test(
+        "a print replacing another in place is a new frag although the old one was read with a stray word before it"
+    )
+    func aPrintReplacingOneReadWithAStrayWord() throws {
+        let grism = "You fragged Grism"
+        let gargoyle = "You fragged Gargoyle"
+        let script: [String?] =
+            [grism, grism, "J You fragged Grism@0.63", grism, "la You fragged Grism@0.77", "OO You fragged Grism@0.59"]
+            + ["-'. \(gargoyle)@0.62", "> \(gargoyle) :@0.57", gargoyle, "\(gargoyle)@0.73", "\(gargoyle)@0.73"]
+            + ["You,:fragged Gatgoyle@0.63", nil, "You. fragged Gargoyle@0.88", nil, nil]
+            + Array(repeating: gargoyle, count: 6)
+        let (found, corrections) = try read(script, every: 0.1, shownFor: 3)
+        #expect(found.map(\.text) == [grism, gargoyle])
+        #expect(corrections.isEmpty)
+        // Words at the ends are set aside only when fewer than those read alike: "Blaze killed
+        // Mango", shown where "Raven eliminated Blaze" was a moment ago, shares one word with it
+        // ("Blaze", at the other end) and is a kill.
+        let raven = "Raven eliminated Blaze"
+        let blaze = "Blaze killed Mango"
+        let feed: [String?] = [raven, raven, raven, nil, blaze, blaze, blaze]
+        #expect(try events(feed, every: 0.5, keyword: "eliminated|killed") == [raven, blaze])
     }
 
     // The same capture at 600 kbit/s (stop 70's tuning encodes): the second kill's line read with
