@@ -8,7 +8,8 @@ public struct EventMatch: Sendable, Hashable, Codable {
     public var text: String
     /// The line as people are shown it: ``text`` with the keywords matched despite a misread
     /// letter written as the profile writes them ("Ninja eliminatecl Raven" read, "Ninja
-    /// eliminated Raven" shown).
+    /// eliminated Raven" shown), without stray marks and letters read at its ends ("-'. You
+    /// fragged Gargoyle" read, "You fragged Gargoyle" shown).
     public var shown: String
     public var confidence: Double
     /// Where the line is in the region.
@@ -179,7 +180,8 @@ public struct GameProfile: DetectionProfile, Codable {
                     matches.append(
                         EventMatch(
                             type: matcher.rule.type, text: observation.text, confidence: observation.confidence,
-                            box: observation.box, shown: matcher.respelled(observation.text)))
+                            box: observation.box,
+                            shown: TextFolding.withoutStrayEnds(matcher.respelled(observation.text))))
                     break  // one event per line: the first rule that matches wins
                 }
             }

@@ -20,6 +20,31 @@ enum TextFolding {
         return String(out)
     }
 
+    /// A line as read without what scenery and outlines add at its ends: pieces there with no
+    /// letter or digit or of one character ("-'. You fragged Gargoyle", "‘KILLED Kestrel é"), and
+    /// marks stuck to its first and last words ("“Raven downed Echo", "Blaze killed Ranger}"). A
+    /// bracket closed or opened within its word stays ("[FaZe]Ninja"). A line of nothing else is
+    /// left as read.
+    static func withoutStrayEnds(_ text: String) -> String {
+        let isMark = { (character: Character) in !character.isLetter && !character.isNumber }
+        let isStray = { (piece: Substring) in piece.count == 1 || piece.allSatisfy(isMark) }
+        var pieces = text.split(separator: " ")
+        while let first = pieces.first, isStray(first) { pieces.removeFirst() }
+        while let last = pieces.last, isStray(last) { pieces.removeLast() }
+        guard !pieces.isEmpty else { return text }
+        let pairs: [Character: Character] = ["(": ")", "[": "]", "{": "}", "<": ">"]
+        func loose(_ mark: Character, in piece: Substring) -> Bool {
+            guard isMark(mark) else { return false }
+            if let closing = pairs[mark] { return !piece.contains(closing) }
+            if let opening = pairs.first(where: { $0.value == mark })?.key { return !piece.contains(opening) }
+            return true
+        }
+        while let mark = pieces[0].first, loose(mark, in: pieces[0]) { pieces[0].removeFirst() }
+        let end = pieces.count - 1
+        while let mark = pieces[end].last, loose(mark, in: pieces[end]) { pieces[end].removeLast() }
+        return pieces.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     /// The letter-and-digit runs of a folded line.
     static func words(_ folded: String) -> [String] {
         var words: [String] = []

@@ -93,6 +93,26 @@ import Testing
         #expect(fortnite.events(in: [line("Ninja eliminatecl Raven")]).map(\.text) == ["Ninja eliminatecl Raven"])
     }
 
+    /// Scenery and outlines read as marks and stray letters at a line's ends (a live OpenArena
+    /// match listed "-'. You fragged Gargoyle", the detection corpus "‘KILLED Kestrel é") are not
+    /// shown; a clan tag's brackets and marks inside the line are.
+    @Test func strayMarksAtALinesEndsAreNotShown() throws {
+        let openarena = try ProfileLibrary.profile(named: "openarena", userDirectory: "/nonexistent")
+        let apex = try ProfileLibrary.profile(named: "apex", userDirectory: "/nonexistent")
+        let fortnite = try ProfileLibrary.profile(named: "fortnite", userDirectory: "/nonexistent")
+        func shown(_ profile: GameProfile, _ text: String) -> [String] { profile.events(in: [line(text)]).map(\.shown) }
+        #expect(shown(openarena, "-'. You fragged Gargoyle") == ["You fragged Gargoyle"])
+        #expect(shown(openarena, "7 You fragged Grism :") == ["You fragged Grism"])
+        #expect(shown(openarena, "You fragged Kyonshi *.™") == ["You fragged Kyonshi"])
+        #expect(shown(openarena, "“You fragged Grism.") == ["You fragged Grism"])
+        #expect(shown(apex, "‘KILLED Kestrel é") == ["KILLED Kestrel"])
+        #expect(shown(apex, "KILLED PixelQueen:") == ["KILLED PixelQueen"])
+        #expect(shown(fortnite, "[FaZe]Ninja eliminated Raven (2)") == ["[FaZe]Ninja eliminated Raven (2)"])
+        #expect(shown(fortnite, "Shadow?7?7 eliminated Quill") == ["Shadow?7?7 eliminated Quill"])
+        // What was read stays as read, for telling readings apart.
+        #expect(openarena.events(in: [line("-'. You fragged Gargoyle")]).map(\.text) == ["-'. You fragged Gargoyle"])
+    }
+
     @Test func patternsUseRegularExpressions() throws {
         let cs2 = try ProfileLibrary.profile(named: "cs2", userDirectory: "/nonexistent")
         #expect(cs2.events(in: [line("Counter-Terrorists Win")]).map(\.type) == ["RoundWin"])
