@@ -610,14 +610,21 @@ public final class EventDetector: Sendable {
                     // A doubtful reading keeps the line in place but does not replace it; it is
                     // remembered in case the line moves.
                     state.recent[index].doubt(words)
-                } else if let candidate = line.candidate, TextFolding.sameLine(words, candidate.words) {
-                    // Confirmed by a second picture; the same picture shown again proves nothing.
+                } else if let first = line.candidate.map({ TextFolding.sameLine(words, $0.words) ? $0 : nil })
+                    ?? (line.doubted.filter { TextFolding.sameLine(words, $0) }.count >= 2
+                        ? (words: words, event: event) : nil)
+                {
+                    // Confirmed by a second picture, or by two doubtful readings in this place (a
+                    // print read surely once in a frenzy, before the next replaced it); the same
+                    // picture shown again proves nothing.
                     if !result.repeated {
-                        let event = confirm(candidate.event, reading: match, into: &state.ready)
-                        reported(event, first: candidate.event, reading: match, of: &state.recent[index])
+                        let event = confirm(first.event, reading: match, into: &state.ready)
+                        reported(event, first: first.event, reading: match, of: &state.recent[index])
                         state.recent[index].earlier = line.variants.filter { !isBare($0) }
                         state.recent[index].earlierUntil = now + MediaTime(seconds: Self.misreadingSeconds)
-                        state.recent[index].settle(on: words, agreeing: candidate.words)
+                        state.recent[index].settle(on: words, agreeing: first.words)
+                        // What was read doubtfully here was the line before, or this one.
+                        state.recent[index].doubted = []
                     }
                 } else {
                     state.recent[index].candidate = (words, line.candidate?.event ?? event)

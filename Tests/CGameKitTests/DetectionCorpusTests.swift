@@ -523,6 +523,21 @@ struct EventIdentityTests {
         #expect(try events(feed, every: 0.5, keyword: "eliminated|killed") == [raven, blaze])
     }
 
+    // The same match later (stop 74): in a frenzy Gargoyle's print replaced Angelyss's and was read
+    // doubtfully four times and surely once before Kyonshi's replaced it 0.8 s later; the one sure
+    // reading never had a second, and the frag was lost.
+    @Test("a print read doubtfully twice or more and surely once in its place before the next replaced it is a frag")
+    func aPrintReadSurelyOnceInAFrenzy() throws {
+        let angelyss = "You fragged Angelyss"
+        let kyonshi = "You fragged Kyonshi"
+        let script: [String?] =
+            Array(repeating: angelyss, count: 4)
+            + ["You fragged Gargoyile-@0.69", "_. You fraggéd Gargoyle@0.71", "You fpagged Gargoyle@0.74"]
+            + ["You fragged Gargoy..dle@0.70", "You fragged Gargoyle@0.94", "You fragged Gerytyle ;@0.54"]
+            + ["You fragged Kyonshi -@0.64", "You fragged Kyonshi ;@0.72"] + Array(repeating: kyonshi, count: 5)
+        #expect(try events(script, every: 0.1, shownFor: 3) == [angelyss, "You fragged Gargoyle", kyonshi])
+    }
+
     // The same capture at 600 kbit/s (stop 70's tuning encodes): the second kill's line read with
     // "eliminated" losing its first letters for over a second, read whole only twice, doubtfully.
     @Test("a new feed line whose keyword reads with its first letters lost is a kill from its first such reading")
