@@ -271,9 +271,9 @@ struct RuleMatcher {
         return text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
             let folded = TextFolding.fold(String(token))
             // A mark at a word's edge can be a letter misread ("#ininated"): the word without it.
-            let isMark = { (character: Character) in !character.isLetter && !character.isNumber }
-            let word = String(folded.drop(while: isMark).reversed().drop(while: isMark).reversed())
-            guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber }),
+            let word = String(
+                folded.drop(while: TextFolding.isMark).reversed().drop(while: TextFolding.isMark).reversed())
+            guard !word.isEmpty, !word.contains(where: TextFolding.isMark),
                 !misreadable.contains(where: { $0.folded == word }),
                 let match = misreadable.first(where: { TextFolding.wordMatches(word, $0.folded, fuzzy: true) })
             else { return String(token) }

@@ -434,6 +434,17 @@ public final class EventDetector: Sendable {
         Self.samePlace(line.box, match.box) && (now - line.lastShown).seconds <= Self.dropoutSeconds
     }
 
+    /// The new line a sure reading `words` (the event `event`) in `line`'s place confirms, with
+    /// the reading that began it: the waiting candidate when it reads the same (a second picture);
+    /// with none waiting, the reading itself when it was read doubtfully there at least twice
+    /// before (a print read surely once in a frenzy, before the next replaced it).
+    private static func confirmed(by words: [String], as event: DetectedEvent, in line: RecentLine)
+        -> (words: [String], event: DetectedEvent)?
+    {
+        if let candidate = line.candidate { return TextFolding.sameLine(words, candidate.words) ? candidate : nil }
+        return line.doubted.filter { TextFolding.sameLine(words, $0) }.count >= 2 ? (words, event) : nil
+    }
+
     /// Reports the event a line's first reading announced, with the text of the reading that
     /// confirmed it when that one reads with more confidence or the first had no name.
     private func confirm(_ first: DetectedEvent, reading: EventMatch, into events: inout [DetectedEvent])
@@ -610,13 +621,8 @@ public final class EventDetector: Sendable {
                     // A doubtful reading keeps the line in place but does not replace it; it is
                     // remembered in case the line moves.
                     state.recent[index].doubt(words)
-                } else if let first = line.candidate.map({ TextFolding.sameLine(words, $0.words) ? $0 : nil })
-                    ?? (line.doubted.filter { TextFolding.sameLine(words, $0) }.count >= 2
-                        ? (words: words, event: event) : nil)
-                {
-                    // Confirmed by a second picture, or by two doubtful readings in this place (a
-                    // print read surely once in a frenzy, before the next replaced it); the same
-                    // picture shown again proves nothing.
+                } else if let first = Self.confirmed(by: words, as: event, in: line) {
+                    // The same picture shown again proves nothing.
                     if !result.repeated {
                         let event = confirm(first.event, reading: match, into: &state.ready)
                         reported(event, first: first.event, reading: match, of: &state.recent[index])

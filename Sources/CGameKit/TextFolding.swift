@@ -20,13 +20,15 @@ enum TextFolding {
         return String(out)
     }
 
+    /// Whether a character is a mark: neither a letter nor a digit (what separates words).
+    static func isMark(_ character: Character) -> Bool { !character.isLetter && !character.isNumber }
+
     /// A line as read without what scenery and outlines add at its ends: pieces there with no
     /// letter or digit or of one character ("-'. You fragged Gargoyle", "‘KILLED Kestrel é"), and
     /// marks stuck to its first and last words ("“Raven downed Echo", "Blaze killed Ranger}"). A
     /// bracket closed or opened within its word stays ("[FaZe]Ninja"). A line of nothing else is
     /// left as read.
     static func withoutStrayEnds(_ text: String) -> String {
-        let isMark = { (character: Character) in !character.isLetter && !character.isNumber }
         let isStray = { (piece: Substring) in piece.count == 1 || piece.allSatisfy(isMark) }
         var pieces = text.split(separator: " ")
         while let first = pieces.first, isStray(first) { pieces.removeFirst() }
@@ -50,7 +52,7 @@ enum TextFolding {
         var words: [String] = []
         var current = ""
         for character in folded {
-            if character.isLetter || character.isNumber {
+            if !isMark(character) {
                 current.append(character)
             } else if !current.isEmpty {
                 words.append(current)
