@@ -43,12 +43,12 @@ format:
 # beside it (optimised, see Package.swift) kept its threads busy past the client's deadline.
 LIVE_PEERS = WatchBoxKitTests|RTSPTests|CameraServerTests|GeminiLiveTests|GeminiRESTTests|OpenArenaLiveTests|liveGivesEveryShotATipFromGeminiOrLocally
 # Real phone videos (RealFootageTests) cannot be shipped: they are copied into .build/real-footage
-# from a clone of github.com/chonyy/AI-basketball-analysis when one is on this machine (the tool
-# library's mirror by default); without one those tests say they were skipped, and why.
-REAL_FOOTAGE_CLONE ?= /work/.mirror/chonyy+AI-basketball-analysis/repo
+# from clones of github.com/chonyy/AI-basketball-analysis and chrisalpuerto/Bball-shot-Detection
+# when they are on this machine (in the tool library's mirror by default); the tests of any that
+# could not be copied say they were skipped, and why.
+REAL_FOOTAGE_MIRROR ?= /work/.mirror
 test: deps lint
-	@if [ -d "$(REAL_FOOTAGE_CLONE)" ]; then scripts/real-footage.sh .build/real-footage "$(REAL_FOOTAGE_CLONE)" || echo "real footage: not copied from $(REAL_FOOTAGE_CLONE): RealFootageTests will be skipped"; \
-		else echo "real footage: no clone at $(REAL_FOOTAGE_CLONE) (REAL_FOOTAGE_CLONE=...): RealFootageTests will be skipped"; fi
+	@scripts/real-footage.sh .build/real-footage "$(REAL_FOOTAGE_MIRROR)" || echo "real footage: not every video could be copied from $(REAL_FOOTAGE_MIRROR) (REAL_FOOTAGE_MIRROR=...): the tests of those missing will be skipped"
 	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip CGameKitTests --skip CourtCorpusTests --skip '$(LIVE_PEERS)'
 	scripts/test-stage.sh --skip-build --no-parallel --filter '$(LIVE_PEERS)'
 	OMP_THREAD_LIMIT=1 scripts/test-stage.sh --skip-build --filter 'CGameKitTests|CourtCorpusTests' --skip OpenArenaLiveTests

@@ -78,11 +78,13 @@ enum RimTapBench {
         )
         print("|---|---|---|---|---|---|---|---|")
         var (allFits, allFitted, allTyped) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
+        // Taps need the true rim: not on a clip whose ring was not measured.
         for video in videos {
+            guard let rim = video.rim else { continue }
             let path = "\(folder)/\(video.name)"
             var (fits, fitted, typed) = (Fits(), RealFootageBench.Tally(), RealFootageBench.Tally())
-            for tap in taps(on: video.rim, error: error) {
-                fits.add(try RimFinder().fit(near: tap, in: path), truth: video.rim, video: video.name)
+            for tap in taps(on: rim, error: error) {
+                fits.add(try RimFinder().fit(near: tap, in: path), truth: rim, video: video.name)
                 fitted.add(video, try RealFootageBench.analyze(path, lebot: lebot, rim: tap.argument))
                 let typical = try RimFinder.typicalBox(at: tap)
                 let box = [typical.x, typical.y, typical.width, typical.height].map { String($0) }.joined(

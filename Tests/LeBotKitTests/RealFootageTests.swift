@@ -17,7 +17,7 @@ import Testing
     /// The folder the tuning videos are in, when every one of them is.
     static let folder: String? = {
         let folder = ProcessInfo.processInfo.environment["CAMERACORE_REAL_FOOTAGE"] ?? ".build/real-footage"
-        let all = RealFootage.videos.filter { !$0.heldOut }.allSatisfy {
+        let all = RealFootage.outdoor.filter { !$0.heldOut }.allSatisfy {
             FileManager.default.fileExists(atPath: "\(folder)/\($0.name)")
         }
         return all ? folder : nil
@@ -28,13 +28,14 @@ import Testing
             if: folder != nil,
             "no real footage here: set CAMERACORE_REAL_FOOTAGE, or REAL_FOOTAGE_CLONE for make test (scripts/real-footage.sh)"
         ),
-        arguments: RealFootage.videos.filter { !$0.heldOut }.map(\.name))
+        arguments: RealFootage.outdoor.filter { !$0.heldOut }.map(\.name))
     func aRealVideoKeepsItsHoopAndItsShots(name: String) throws {
-        let video = try #require(RealFootage.videos.first { $0.name == name })
+        let video = try #require(RealFootage.outdoor.first { $0.name == name })
+        let truth = try #require(video.rim)
         let analysis = try WorkoutAnalyzer(rim: nil).analyze("\(Self.folder!)/\(name)")
         let found = try #require(analysis.rimFound, "\(name): no hoop found")
         let box = [found.rim.x, found.rim.y, found.rim.width, found.rim.height]
-        let score = RimScore(found: box, truth: video.rim)
+        let score = RimScore(found: box, truth: truth)
         #expect(
             score.isFound,
             "\(name): rim found at \(box), \(score.centre) rim widths from the true one's centre, \(score.width)× its width"
