@@ -64,6 +64,8 @@ enum RealFootageBench {
                 videoGiven.add(video, try analyze(path, lebot: lebot, rim: trueRim))
                 videoLive.add(video, try liveShots(path, lebot: lebot, rim: trueRim).shots)
             }
+            let (givenCell, liveGivenCell) =
+                video.rim == nil ? ("no rim measured", "no rim measured") : (videoGiven.cells, videoLive.cells)
             // Live with no rim given: found in the stream's first seconds (at the analysis's size).
             var videoLiveAsRun = Tally()
             let liveCell: String
@@ -87,7 +89,7 @@ enum RealFootageBench {
             live = live + videoLive
             liveAsRun = liveAsRun + videoLiveAsRun
             print(
-                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(videoGiven.cells) | \(videoLive.cells) | \(liveCell) |"
+                "| \(video.name) | \(video.heldOut ? "yes" : "no") | \(verdict) | \(boxText) | \(found == nil ? "no hoop: asks for it" : videoAsRun.cells) | \(givenCell) | \(liveGivenCell) | \(liveCell) |"
             )
         }
         print(

@@ -264,7 +264,9 @@ enum RimSeeds {
 
     /// A flat maroon bar on a white ground: up where a rim hangs it is taken for one, down where
     /// the floor is it is not (on phone videos of outdoor courts the finder took a maroon band
-    /// of the court beside its white lines for the rim, sure at 62 and 88 %), nor at the very top.
+    /// of the court beside its white lines for the rim, sure at 62 and 88 %, and in a gym a piece
+    /// of a maroon arc painted on the wooden floor just under the picture's middle), nor at the
+    /// very top.
     @Test func aFlatOrangeBarLowInThePictureIsFloorNotARim() throws {
         func found(barAt row: Int) -> RimFinder.Result? {
             Self.orangeBar(rows: row..<row + 4, columns: 140..<180, width: 320, height: 180)
@@ -272,6 +274,9 @@ enum RimSeeds {
         let high = try #require(found(barAt: 60), "the bar up high should pass for a rim")
         #expect(abs(high.rim.y * 180 + high.rim.height * 90 - 62) < 3, "\(high.rim)")
         #expect(found(barAt: 130) == nil)
+        // Just under the middle, where a gym's maroon floor arc was taken for the rim (0.58 and
+        // 0.59 down), it is floor too.
+        #expect(found(barAt: 100) == nil)
         // At the very top (its centre 6 px down, closer than its 40 px width) it is a stripe where
         // the wall meets the ceiling: a rim there would leave its board and every arc out of sight.
         #expect(found(barAt: 4) == nil)
