@@ -99,75 +99,133 @@ public enum RealFootage {
     /// dataset's author (the folder). Its `*_AUDIO*` clips are the same shots encoded again (PSNR
     /// over 50 dB against a numbered clip of the same length) and are left out. The odd-numbered
     /// clips are for tuning; the even-numbered ones were held out when this list was written,
-    /// before any of them was looked at, and are scored only at the end of a change.
+    /// before any of them was looked at, and are scored only at the end of a change. Their rims
+    /// were measured once they had been scored, with no rim given (stop 75), so that from then on
+    /// they can be scored with the true rim too; nothing was tuned on them.
     public static let hooptuber: [Video] = [
         hooptuber(
             "make001", blob: "7c0e2efe1fe7972a8889c9c99264de57210f44a4", rim: [0.3875, 0.1722, 0.0508, 0.0167],
             scene: "1280×720, a one-on-one from the sideline, the hoop small at the top"),
-        hooptuber("make002", blob: "57cae3fffc79d8feb98949bff9de1574af8e1e9f"),
+        hooptuber(
+            "make002", blob: "57cae3fffc79d8feb98949bff9de1574af8e1e9f", rim: nil,
+            scene:
+                "720×1280 portrait from under the board: its frame hides the ring, only the net shows (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make003", blob: "e3652e685c80031cb1cbe0afd15a5732f5108fdd", rim: nil,
             scene: "720×1280 portrait from under the board: its frame hides the ring, only the net shows"),
-        hooptuber("make004", blob: "86a9a50e8798ab6d7c7d1a40070595dd56f1e17e"),
+        hooptuber(
+            "make004", blob: "86a9a50e8798ab6d7c7d1a40070595dd56f1e17e", rim: nil,
+            scene:
+                "720×1280 portrait from under the board: its frame hides the ring, only the net shows (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make005", blob: "ec26ca22c63d1b4a92ea0c11a33810aa7962fea8", rim: nil,
             scene: "720×1280 portrait from under the board: its frame hides the ring, only the net shows"),
-        hooptuber("make006", blob: "75b0d052321bf1f81e8061dfd1d6d3d6b2e604eb"),
+        hooptuber(
+            "make006", blob: "75b0d052321bf1f81e8061dfd1d6d3d6b2e604eb", rim: [0.4000, 0.2542, 0.0289, 0.0097],
+            scene:
+                "1280×720, a five-on-five game from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make007", blob: "b64298ea33c25d7afe9f221bb12626ed5b2c6b76", rim: [0.4000, 0.2542, 0.0297, 0.0111],
             scene: "1280×720, a five-on-five game from the sideline, the ring 38 px wide"),
-        hooptuber("make008", blob: "9d791cb7ce911e9561c01f71c3a4e6907c964d73"),
+        hooptuber(
+            "make008", blob: "9d791cb7ce911e9561c01f71c3a4e6907c964d73", rim: [0.4000, 0.2542, 0.0289, 0.0097],
+            scene:
+                "1280×720, a five-on-five game from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make009", blob: "ed78808b772352923846aa6ced04ddbe865579e3", rim: [0.4000, 0.2556, 0.0297, 0.0097],
             scene: "1280×720, a five-on-five game from the sideline, the ring 38 px wide"),
-        hooptuber("make010", blob: "fa8d914ee086f230c05820c35bfa4f00507be4c4"),
+        hooptuber(
+            "make010", blob: "fa8d914ee086f230c05820c35bfa4f00507be4c4", rim: [0.4000, 0.2542, 0.0289, 0.0097],
+            scene:
+                "1280×720, a five-on-five game from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make011", blob: "867fa8ca3d829cd3c3c4cef2eee0a087437c186e", rim: [0.4000, 0.2528, 0.0273, 0.0097],
             scene: "1280×720, a five-on-five game from the sideline, the ring 35 px wide"),
-        hooptuber("make012", blob: "6071bbcbc891001fc2c07c30a902ab1886980594"),
+        hooptuber(
+            "make012", blob: "6071bbcbc891001fc2c07c30a902ab1886980594", rim: [0.4000, 0.2542, 0.0289, 0.0097],
+            scene:
+                "1280×720, a five-on-five game from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make013", blob: "dcfe9bdb0d0d5066cccbedef0d6c586fb1ca8e43", rim: [0.5031, 0.2972, 0.0344, 0.0111],
             scene: "1280×720, a one-on-one from half court, the ring 44 px wide"),
-        hooptuber("make014", blob: "f647a1b47b0331dd46ba87cef28b791874f89c80"),
+        hooptuber(
+            "make014", blob: "f647a1b47b0331dd46ba87cef28b791874f89c80", rim: [0.5031, 0.2972, 0.0352, 0.0097],
+            scene:
+                "1280×720, a one-on-one from half court (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make015", blob: "284b16676e6fbda1a694bed15365d6ae0ffcb7a3", rim: [0.5031, 0.2972, 0.0359, 0.0111],
             scene: "1280×720, a one-on-one from half court, the ring 46 px wide"),
-        hooptuber("make016", blob: "bca1a69176b1eaba4ff2999aeabd759ddc6561d8"),
+        hooptuber(
+            "make016", blob: "bca1a69176b1eaba4ff2999aeabd759ddc6561d8", rim: [0.5031, 0.2972, 0.0359, 0.0111],
+            scene:
+                "1280×720, a one-on-one from half court (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make017", blob: "2a13ae46474d7ac1547e092fb73c86823506e870", rim: [0.5031, 0.2972, 0.0375, 0.0111],
             scene: "1280×720, a one-on-one from half court, the ring 48 px wide"),
-        hooptuber("make018", blob: "9047aed458a109d5c3f5046dbcb2bad901f98c40"),
+        hooptuber(
+            "make018", blob: "9047aed458a109d5c3f5046dbcb2bad901f98c40", rim: [0.3922, 0.1972, 0.0508, 0.0167],
+            scene:
+                "1280×720, a one-on-one from the sideline, the hoop near the top (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "make019", blob: "9e6712d2478747a14c61b6f9516346a1c9dee096", rim: [0.4000, 0.2181, 0.0469, 0.0181],
             scene: "1280×720, a one-on-one from the sideline, the camera panning"),
         hooptuber(
             "miss001", blob: "f8d94fed365a20ace6f13d590bc23ffd68b6481a", rim: [0.4195, 0.2708, 0.0414, 0.0111],
             scene: "1280×720, a one-on-one from the sideline"),
-        hooptuber("miss002", blob: "8c582dd78e09fae3c4f3cc0ef557d92b16793436"),
+        hooptuber(
+            "miss002", blob: "8c582dd78e09fae3c4f3cc0ef557d92b16793436", rim: [0.4336, 0.2944, 0.0313, 0.0097],
+            scene:
+                "1280×720, a one-on-one from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "miss003", blob: "e57dde5010b2c018d1f9bf5a0811c5ac65b27a2c", rim: [0.4391, 0.3194, 0.0305, 0.0097],
             scene: "1280×720, a one-on-one from the sideline, the camera panning"),
-        hooptuber("miss004", blob: "e5bfc198e1b504d22b83a42bf094d4f2863a6967"),
+        hooptuber(
+            "miss004", blob: "e5bfc198e1b504d22b83a42bf094d4f2863a6967", rim: nil,
+            scene:
+                "720×1280 portrait from under the board: its frame hides the ring, only the net shows (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "miss005", blob: "14a15235dc8b89e4b4233d822e399cf19068b25d", rim: [0.4008, 0.2542, 0.0281, 0.0097],
             scene: "1280×720, a five-on-five game from the sideline"),
-        hooptuber("miss006", blob: "6edbc8a9bc6020d4b8ef0763dabfec7219741952"),
+        hooptuber(
+            "miss006", blob: "6edbc8a9bc6020d4b8ef0763dabfec7219741952", rim: [0.4000, 0.2542, 0.0297, 0.0097],
+            scene:
+                "1280×720, a five-on-five game from the sideline (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "miss007", blob: "c627d5701c4430aa67bca53778dea9af06750bf8", rim: [0.4000, 0.2542, 0.0289, 0.0097],
             scene: "1280×720, a five-on-five game from the sideline"),
-        hooptuber("miss008", blob: "7d48a75f0165920d8671452c80a14fdbee2246e7"),
+        hooptuber(
+            "miss008", blob: "7d48a75f0165920d8671452c80a14fdbee2246e7", rim: [0.5031, 0.2972, 0.0344, 0.0097],
+            scene:
+                "1280×720, a one-on-one from half court (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "miss009", blob: "04eaa8e08836f7b90cc387436cef558201737073", rim: [0.5031, 0.2972, 0.0352, 0.0083],
             scene: "1280×720, a one-on-one from half court"),
-        hooptuber("miss010", blob: "a849dd74c4621ebf5e285e7e9cbd13d19585100a"),
+        hooptuber(
+            "miss010", blob: "a849dd74c4621ebf5e285e7e9cbd13d19585100a", rim: [0.5031, 0.2972, 0.0352, 0.0097],
+            scene:
+                "1280×720, a one-on-one from half court (held out: its rim measured after it was scored once, at stop 75)"
+        ),
         hooptuber(
             "miss011", blob: "22afe4152a171e879e880f4b026f5a1dcdd5b463", rim: [0.3750, 0.1472, 0.0594, 0.0167],
             scene: "1280×720, a one-on-one from the sideline, the hoop near the top"),
     ]
 
     /// A clip of ``hooptuber``: `clip` is its file's name in the dataset ("make001"), whose folder
-    /// says whether it went in; `rim` measured by eye on its first frame and `scene` what it shows
-    /// (for a tuning clip; nil and "held out" for one not looked at).
+    /// says whether it went in; `rim` measured by eye on its first frame (nil: not measured, or the
+    /// board hides the ring) and `scene` what it shows.
     static func hooptuber(
         _ clip: String, blob: String, rim: [Double]? = nil, scene: String = "held out: not looked at"
     ) -> Video {
