@@ -72,13 +72,12 @@ import Testing
         var calls: [String] = []
         for video in RealFootage.hooptuber where !video.heldOut {
             let path = "\(Self.place)/\(video.name)"
-            if let found = try RimFinder().find(in: path), let truth = video.rim {
+            // A hoop found is made up unless it is the true rim (where the board hides the ring, any is).
+            if let found = try RimFinder().find(in: path) {
                 let box = [found.rim.x, found.rim.y, found.rim.width, found.rim.height]
-                if !RimScore(found: box, truth: truth).isFound {
+                if !(video.rim.map { RimScore(found: box, truth: $0).isFound } ?? false) {
                     wrong.append("\(video.name): \(box) (\(found.evidence))")
                 }
-            } else if let found = try RimFinder().find(in: path) {
-                wrong.append("\(video.name): \(found.evidence), where the board's frame hides the ring")
             }
             guard let truth = video.rim else { continue }
             let rim = try RimCalibration(x: truth[0], y: truth[1], width: truth[2], height: truth[3])
