@@ -114,7 +114,7 @@ enum CourtBench {
                         continue
                     }
                     let rim = RimScore(
-                        found: [analysis.rim.x, analysis.rim.y, analysis.rim.width, analysis.rim.height],
+                        found: analysis.rim.values,
                         truth: video.rim)
                     if rim.isFound {
                         tally.rims += 1
@@ -136,9 +136,7 @@ enum CourtBench {
                         let move = analysis.rimMoves.last
                         let score = move.map { moved in
                             RimScore(
-                                found: [
-                                    moved.found.rim.x, moved.found.rim.y, moved.found.rim.width, moved.found.rim.height,
-                                ],
+                                found: moved.found.rim.values,
                                 truth: after)
                         }
                         if let move, let score, score.isFound, analysis.rimMoves.count == 1 {

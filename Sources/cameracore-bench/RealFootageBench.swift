@@ -37,7 +37,7 @@ enum RealFootageBench {
         for video in videos {
             let path = "\(folder)/\(video.name)"
             let found = try RimFinder().find(in: path)
-            let box = found.map { [$0.rim.x, $0.rim.y, $0.rim.width, $0.rim.height] }
+            let box = found.map(\.rim.values)
             let verdict: String
             switch (box, video.rim) {
             case (let box?, let truth?) where RimScore(found: box, truth: truth).isFound:
@@ -60,19 +60,19 @@ enum RealFootageBench {
             }
             // With the true rim, where it was measured (not on a held-out clip nobody looked at).
             var (videoGiven, videoLive) = (Tally(), Tally())
+            var (givenCell, liveGivenCell) = ("no rim measured", "no rim measured")
             if let trueRim = video.rim.map({ $0.map { String($0) }.joined(separator: ",") }) {
                 videoGiven.add(video, try analyze(path, lebot: lebot, rim: trueRim))
                 videoLive.add(video, try liveShots(path, lebot: lebot, rim: trueRim).shots)
+                (givenCell, liveGivenCell) = (videoGiven.cells, videoLive.cells)
             }
-            let (givenCell, liveGivenCell) =
-                video.rim == nil ? ("no rim measured", "no rim measured") : (videoGiven.cells, videoLive.cells)
             // Live with no rim given: found in the stream's first seconds (at the analysis's size).
             var videoLiveAsRun = Tally()
             let liveCell: String
             if let run = try? liveShots(path, lebot: lebot), let liveFound = run.found {
                 let right = video.rim.map {
                     RimScore(
-                        found: [liveFound.rim.x, liveFound.rim.y, liveFound.rim.width, liveFound.rim.height],
+                        found: liveFound.rim.values,
                         truth: $0
                     ).isFound
                 }

@@ -27,7 +27,7 @@ enum RimTapBench {
         var wrong: [String] = []
 
         mutating func add(_ fit: RimFinder.Fit, truth: [Double], video: String) {
-            let score = RimScore(found: [fit.rim.x, fit.rim.y, fit.rim.width, fit.rim.height], truth: truth)
+            let score = RimScore(found: fit.rim.values, truth: truth)
             let box = (try? RimFinder.typicalBox(at: fit.point)).map { [$0.x, $0.y, $0.width, $0.height] }
             let typical = RimScore(found: box ?? [0, 0, 0, 0], truth: truth)
             taps += 1

@@ -37,18 +37,14 @@ import Testing
         let truth = try #require(video.rim)
         let analysis = try WorkoutAnalyzer(rim: nil).analyze("\(Self.place)/\(name)")
         let found = try #require(analysis.rimFound, "\(name): no hoop found")
-        let box = [found.rim.x, found.rim.y, found.rim.width, found.rim.height]
+        let box = found.rim.values
         let score = RimScore(found: box, truth: truth)
         #expect(
             score.isFound,
             "\(name): rim found at \(box), \(score.centre) rim widths from the true one's centre, \(score.width)× its width"
         )
         var tally = RealFootage.Tally()
-        tally.add(
-            video,
-            analysis.shots.map {
-                .init(release: $0.releaseTime, made: $0.outcome.made)
-            })
+        tally.add(video, analysis.shots)
         let calls = analysis.shots.map { "\($0.releaseTime) s \($0.outcome)" }.joined(separator: ", ")
         #expect(tally.found == tally.attempts, "\(name): found \(tally.found) of \(tally.attempts) shots (\(calls))")
         #expect(
@@ -74,20 +70,27 @@ import Testing
             let path = "\(Self.place)/\(video.name)"
             // A hoop found is made up unless it is the true rim (where the board hides the ring, any is).
             if let found = try RimFinder().find(in: path) {
-                let box = [found.rim.x, found.rim.y, found.rim.width, found.rim.height]
+                let box = found.rim.values
                 if !(video.rim.map { RimScore(found: box, truth: $0).isFound } ?? false) {
                     wrong.append("\(video.name): \(box) (\(found.evidence))")
                 }
             }
             guard let truth = video.rim else { continue }
-            let rim = try RimCalibration(x: truth[0], y: truth[1], width: truth[2], height: truth[3])
+            let rim = try RimCalibration(values: truth)
             let shots = try WorkoutAnalyzer(rim: rim).analyze(path).shots
-            given.add(video, shots.map { .init(release: $0.releaseTime, made: $0.outcome.made) })
+            given.add(video, shots)
             calls.append("\(video.name): \(shots.map { "\($0.releaseTime) s \($0.outcome)" })")
         }
         #expect(wrong.isEmpty, "hoops made up: \(wrong)")
         #expect(given.found == given.attempts, "found \(given.found) of \(given.attempts): \(calls)")
         #expect(given.correct >= 10, "\(given.correct) of \(given.callable) right: \(calls)")
         #expect(given.extra == 0, "\(given.extra) extra: \(calls)")
+    }
+}
+
+extension RealFootage.Tally {
+    /// ``RealFootage/Tally/add(_:_:)`` with the shots LeBot reported.
+    mutating func add(_ video: RealFootage.Video, _ shots: [ShotEvent]) {
+        add(video, shots.map { .init(release: $0.releaseTime, made: $0.outcome.made) })
     }
 }

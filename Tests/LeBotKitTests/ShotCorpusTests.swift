@@ -38,7 +38,7 @@ extension ShotScore where Shot == ShotEvent {
         var depthProblems = 0
         var report: [String] = []
         for video in videos {
-            let rim = try RimCalibration(x: video.rim[0], y: video.rim[1], width: video.rim[2], height: video.rim[3])
+            let rim = try RimCalibration(values: video.rim)
             let analysis = try WorkoutAnalyzer(rim: rim).analyze(video.path)
             let scored = Scored(truth: video.events, shots: analysis.shots)
             // Noah's depth: a make comes down inside the 18 in rim (±9 in of its centre); a ball

@@ -29,6 +29,21 @@ public struct RimCalibration: Sendable, Codable, Equatable {
         self.height = height
     }
 
+    /// `[x, y, width, height]`, as the ground truth of the test corpora writes a rim.
+    public var values: [Double] { [x, y, width, height] }
+
+    /// The box `[x, y, width, height]` (``values``).
+    ///
+    /// - Throws: ``MediaError`` `invalidArgument` when there are not four values or the box is not
+    ///   inside the frame.
+    public init(values: [Double]) throws(MediaError) {
+        guard values.count == 4 else {
+            throw MediaError(
+                .invalidArgument, operation: "read rim box", message: "expected x, y, width, height, got \(values)")
+        }
+        try self.init(x: values[0], y: values[1], width: values[2], height: values[3])
+    }
+
     /// The same box moved by `offset` (fractions of the frame); nil when it would leave the frame.
     public func shifted(by offset: (x: Double, y: Double)) -> RimCalibration? {
         try? RimCalibration(x: x + offset.x, y: y + offset.y, width: width, height: height)
@@ -36,7 +51,7 @@ public struct RimCalibration: Sendable, Codable, Equatable {
 
     /// `x,y,w,h` as `--rim` and `?rim=` take it (three decimals).
     public var argument: String {
-        [x, y, width, height].map { String(format3: $0) }.joined(separator: ",")
+        values.map { String(format3: $0) }.joined(separator: ",")
     }
 
     /// Parses `x,y,w,h` as fractions of the frame, or `x,y,w,hpx` in pixels of a picture of
