@@ -10,8 +10,7 @@ public final class CredentialCatcher: @unchecked Sendable {
     private let process: Process
 
     public init() throws {
-        let folder = NSTemporaryDirectory() + "catcher-" + UUID().uuidString.lowercased()
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("catcher")
         log = folder + "/received.txt"
         FileManager.default.createFile(atPath: log, contents: Data())
         (process, port) = try TestPeer.launch(

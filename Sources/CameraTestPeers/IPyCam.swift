@@ -69,8 +69,7 @@ public final class IPyCam: @unchecked Sendable {
             throw TestPeerError(
                 "ipycam's virtual environment is missing at \(Self.python): run scripts/install-deps.sh")
         }
-        let folder = NSTemporaryDirectory() + "ipycam-" + UUID().uuidString.lowercased()
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("ipycam")
         let source = try TestMedia.lavfi(
             in: folder, name: "ipycam-source.mp4", width: width, height: height, frameRate: 15, seconds: 20)
         let configuration: [String: Any] = [

@@ -1,5 +1,6 @@
 import CGameKit
 import CameraCommon
+import CameraTesting
 import Foundation
 import Testing
 
@@ -193,8 +194,5 @@ import Testing
     }
 }
 
-func temporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "cgame-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+/// A new folder, removed when the test process exits.
+func temporaryDirectory() throws -> String { try ScratchFolder.make("cgame-tests") }

@@ -33,7 +33,7 @@ import Testing
             Task { await server.stop() }
         }
         let user = try await server.user()
-        let folder = NSTemporaryDirectory() + "gemini-proxy-\(getpid())"
+        let folder = try ScratchFolder.make("gemini-proxy")
         let video = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 6, seed: 5).first)
         let shots = video.events.filter(\.kind.isShot).count
         gemini.set(.goAwayAfterAnswer)  // every answer ends its session: each shot needs a new token

@@ -10,11 +10,8 @@ import Testing
 
 @testable import CameraServer
 
-func temporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "server-tests-" + UUID().uuidString.lowercased()
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+/// A new folder, removed when the test process exits.
+func temporaryDirectory() throws -> String { try ScratchFolder.make("server-tests") }
 
 /// Where a test server keeps its records: the default SQLite file in its data directory, or a fresh
 /// database in a real PostgreSQL cluster started for the test process (``PostgreSQLTestServer``).

@@ -7,11 +7,7 @@ import Testing
 /// The rendered workout corpus, made once per test run.
 enum Corpus {
     /// Made on first use, so a test run alone finds it too.
-    static let folder: String = {
-        let path = NSTemporaryDirectory() + "lebot-corpus-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    static let folder: String = (try? ScratchFolder.make("lebot-corpus")) ?? NSTemporaryDirectory()
     static let videos: Result<[BasketballCorpus.Video], any Error> = Result {
         try BasketballCorpus.generate(in: folder)
     }

@@ -7,11 +7,8 @@ import Testing
 
 @testable import WatchBoxKit
 
-func temporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "watchbox-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+/// A new folder, removed when the test process exits.
+func temporaryDirectory() throws -> String { try ScratchFolder.make("watchbox-tests") }
 
 @Suite struct ModelAndGridTests {
     @Test func streamURLsSplitAndLoseTheirCredentials() throws {
