@@ -67,6 +67,16 @@ struct WebUITests {
             && (0.85 * ring[2]...1.2 * ring[2]).contains(drawn.width)
     }
 
+    /// The part of the picture the coach page shows enlarged under it (fractions of the picture),
+    /// once that is shown.
+    static func zoomCrop(_ browser: Browser) async throws -> (x: Double, y: Double, width: Double, height: Double) {
+        try await browser.wait(for: "the rim enlarged", "return !document.getElementById('rim-zoom-step').hidden")
+        let crop = try await browser.run("return document.getElementById('rim-zoom').dataset.crop || ''") as? String
+        let values = (crop ?? "").split(separator: ",").compactMap { Double($0) }
+        try #require(values.count == 4, "data-crop: \(crop ?? "none")")
+        return (values[0], values[1], values[2], values[3])
+    }
+
     static func text(_ browser: Browser, _ css: String) async throws -> String {
         try await browser.run("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", [css])
             as? String ?? ""
@@ -565,6 +575,14 @@ struct WebUITests {
                 #expect(abs(drawn.x - (workout.rim[0] + workout.rim[2] / 2)) < workout.rim[2] / 3, "\(drawn)")
                 #expect(abs(drawn.y - (workout.rim[1] + workout.rim[3] / 2)) < 0.03, "\(drawn)")
             }
+            // The rim found, enlarged under the picture, the true rim inside what is shown.
+            let crop = try await Self.zoomCrop(browser)
+            #expect(workout.rim[2] / crop.width >= 0.2, "the rim fills \(workout.rim[2] / crop.width) of it")
+            #expect(
+                crop.x <= workout.rim[0] && workout.rim[0] + workout.rim[2] <= crop.x + crop.width
+                    && crop.y <= workout.rim[1] && workout.rim[1] + workout.rim[3] <= crop.y + crop.height,
+                "\(crop) against \(workout.rim)")
+            #expect(try await Self.text(browser, "#rim-zoom-caption").contains("dashed box: the rim LeBot uses"))
             try await browser.screenshot("coach-rim", screen)
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach", screen)
@@ -1280,6 +1298,21 @@ struct WebUITests {
             #expect(Self.onTheGreyRing(previewed), "\(String(describing: previewed))")
             #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
             try await browser.screenshot("coach-ring-previewed", .phone)
+            // Below the picture, the rim enlarged: 17 px across on this phone's picture, it fills
+            // a fifth or more of the enlarged view, and a tap on it lands that much closer.
+            let crop = try await Self.zoomCrop(browser)
+            let ring = TestMedia.greyRingBox
+            #expect(ring[2] / crop.width >= 0.2, "the ring fills \(ring[2] / crop.width) of it")
+            let centre = (x: ring[0] + ring[2] / 2, y: ring[1] + ring[3] / 2)
+            try await browser.click(
+                "#rim-zoom", atFraction: (centre.x - crop.x) / crop.width, (centre.y - crop.y) / crop.height)
+            try await browser.wait(
+                for: "the ring fitted at the tap on the enlarged rim", timeout: .seconds(20),
+                "return document.getElementById('rim-help').innerText.startsWith('Ring found where you tapped')")
+            #expect(Self.onTheGreyRing(try await browser.placed("#rim-box", over: "#workout-video")))
+            #expect(try await Self.text(browser, "#rim-zoom-caption").contains("tap the ring here"))
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-rim-zoom", .phone)
             try await browser.click("#analyse")
             try await browser.wait(
                 for: "the result with the tapped rim", timeout: .seconds(60),
@@ -1291,7 +1324,17 @@ struct WebUITests {
             #expect(Self.onTheGreyRing(drawn), "\(String(describing: drawn))")
             try await browser.screenshot("coach-tapped", .phone)
         }
-        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.count == 1)
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        #expect(history.count == 1)
+        // The point analysed is the tap on the enlarged rim, not the first one 0.007 off the
+        // centre on each axis.
+        let id = try #require(history.first?["id"] as? String)
+        let saved = try await server.request(.GET, "/api/lebot/workouts/\(id)", token: user.token).object
+        let fitted = try #require((saved["analysis"] as? [String: Any])?["rimFitted"] as? [String: Any])
+        let point = try #require(fitted["point"] as? [String: Double], "\(fitted)")
+        let ring = TestMedia.greyRingBox
+        #expect(abs((point["x"] ?? 0) - (ring[0] + ring[2] / 2)) < 0.003, "\(point)")
+        #expect(abs((point["y"] ?? 0) - (ring[1] + ring[3] / 2)) < 0.003, "\(point)")
     }
 
     @Test(

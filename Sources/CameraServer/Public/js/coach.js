@@ -44,7 +44,9 @@ function choose() {
   clearErrors($("coach"));
   file = $("workout-file").files[0] || null;
   rim = null;
+  zoomCrop = null;
   $("rim-box").hidden = true;
+  $("rim-zoom-step").hidden = true;
   $("analyse").disabled = true;
   if (fileURL) URL.revokeObjectURL(fileURL);
   fileURL = null;
@@ -61,25 +63,92 @@ function choose() {
   video.src = fileURL;
 }
 
-/** The rim as fractions of the picture (x, y, width, height), from a tap or a dragged box. */
-function markRim() {
-  const stage = $("rim-stage");
+/**
+ * The rim as fractions of the picture (x, y, width, height), from a tap or a dragged box on
+ * `surface`: the picture's stage, or the rim enlarged. `shown` is what the finger lands on there,
+ * and `toPicture` turns a point on it (as fractions of it) into one on the picture.
+ */
+function markRim(surface, shown, toPicture, fromZoom) {
   let start = null;
-  const point = (event) => fractionAt($("workout-video"), event);
-  stage.addEventListener("pointerdown", (event) => { start = point(event); stage.setPointerCapture(event.pointerId); });
-  stage.addEventListener("pointermove", (event) => { if (start) draw(box(start, point(event))); });
-  stage.addEventListener("pointerup", (event) => {
+  const at = (event) => fractionAt(shown, event);
+  surface.addEventListener("pointerdown", (event) => { start = at(event); surface.setPointerCapture(event.pointerId); });
+  surface.addEventListener("pointermove", (event) => {
     if (!start) return;
-    const end = point(event);
+    const dragging = box(toPicture(start), toPicture(at(event)));
+    draw(dragging);
+    if (fromZoom) showZoom(dragging);
+  });
+  surface.addEventListener("pointerup", (event) => {
+    if (!start) return;
+    const end = at(event);
+    // A move of 2 % of what the finger is on is a drag (on the enlarged rim, a fraction of that on the picture).
     const dragged = Math.abs(end.x - start.x) > 0.02 || Math.abs(end.y - start.y) > 0.02;
+    const [from, to] = [toPicture(start), toPicture(end)];
     // A tap is a point on the rim: the server fits the ring around it. Until then a box of
     // typical size (7 % by 2.5 % of the picture) shows where it landed.
-    const chosen = dragged ? box(start, end) : { x: start.x - 0.035, y: start.y - 0.0125, width: 0.07, height: 0.025, point: start };
+    const chosen = dragged ? box(from, to) : { x: from.x - 0.035, y: from.y - 0.0125, width: 0.07, height: 0.025, point: from };
     chosen.x = Math.min(Math.max(chosen.x, 0), 1 - chosen.width);
     chosen.y = Math.min(Math.max(chosen.y, 0), 1 - chosen.height);
     start = null;
-    setRim(chosen);
+    setRim(chosen, fromZoom);
   });
+}
+
+// ---- The rim enlarged ----
+// On a phone a real rim, 3–5 % of the picture wide, is 12–20 px across: too small to see whether
+// the box sits on the ring, or to tap the ring exactly. Once a rim is marked or found, the first
+// frame around it is shown enlarged below the picture, with the box; a tap or a drag there places
+// the rim as one on the picture does, several times finer.
+
+/** The part of the picture shown enlarged, as fractions of it (x, y, width, height); null: none. */
+let zoomCrop = null;
+
+/** Frames the enlarged view on `r`: about four rims wide (a tap: 20 % of the picture), 2:1. */
+function zoomAround(r) {
+  const video = $("workout-video");
+  if (!video.videoWidth || !video.videoHeight) return;
+  const centre = r.point || { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  const width = r.point ? 0.2 : Math.min(Math.max(4 * r.width, 0.15), 0.6);
+  const height = Math.min((width * video.videoWidth) / (2 * video.videoHeight), 1);
+  const clamp = (value, size) => Math.min(Math.max(value - size / 2, 0), 1 - size);
+  zoomCrop = { x: clamp(centre.x, width), y: clamp(centre.y, height), width, height };
+}
+
+/** Whether `r` lies inside the enlarged view. */
+function inZoom(r) {
+  const c = zoomCrop;
+  return c && r.x >= c.x && r.y >= c.y && r.x + r.width <= c.x + c.width && r.y + r.height <= c.y + c.height;
+}
+
+/** Draws the enlarged view with the rim `r` on it (its box, and the tap as a cross). */
+function showZoom(r) {
+  const video = $("workout-video");
+  const c = zoomCrop;
+  if (!c || !r || !video.videoWidth) { $("rim-zoom-step").hidden = true; return; }
+  $("rim-zoom-step").hidden = false;
+  const canvas = $("rim-zoom");
+  const scale = window.devicePixelRatio || 1;
+  canvas.width = Math.round((canvas.clientWidth || 640) * scale);
+  canvas.height = Math.round(canvas.width / 2);
+  const context = canvas.getContext("2d");
+  const [w, h] = [video.videoWidth, video.videoHeight];
+  context.drawImage(video, c.x * w, c.y * h, c.width * w, c.height * h, 0, 0, canvas.width, canvas.height);
+  const [sx, sy] = [canvas.width / c.width, canvas.height / c.height];
+  context.lineWidth = 2 * scale;
+  context.setLineDash([6 * scale, 4 * scale]);
+  context.strokeStyle = "#00e5ff";
+  context.strokeRect((r.x - c.x) * sx, (r.y - c.y) * sy, r.width * sx, r.height * sy);
+  if (r.point) {
+    const [px, py, arm] = [(r.point.x - c.x) * sx, (r.point.y - c.y) * sy, 6 * scale];
+    context.setLineDash([]);
+    context.strokeStyle = "#ff3b30";
+    context.beginPath();
+    context.moveTo(px - arm, py); context.lineTo(px + arm, py);
+    context.moveTo(px, py - arm); context.lineTo(px, py + arm);
+    context.stroke();
+  }
+  canvas.dataset.crop = [c.x, c.y, c.width, c.height].map((value) => value.toFixed(5)).join(",");
+  $("rim-zoom-caption").textContent = `The rim ${Math.round(1 / c.width)}× larger, dashed box: the rim LeBot uses${r.point ? ", red cross: your tap" : ""}. If the box is not on the ring, tap the ring here (or drag a box around it).`;
 }
 
 function box(a, b) {
@@ -90,9 +159,12 @@ function draw(r) {
   placeOver($("rim-box"), $("workout-video"), r);
 }
 
-function setRim(r) {
+function setRim(r, fromZoom = false) {
   rim = r;
   draw(r);
+  // A mark on the picture frames the enlarged view anew; one in the enlarged view keeps it still.
+  if (!fromZoom || !inZoom(r)) zoomAround(r);
+  showZoom(r);
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
   $("rim-help").textContent = r.point
@@ -116,6 +188,8 @@ async function previewFit(tapped) {
     if (rim !== tapped) return; // tapped again meanwhile
     rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });
     draw(rim);
+    if (!inZoom(rim)) zoomAround(rim);
+    showZoom(rim);
     $("rim-help").textContent = fit.fitted
       ? "Ring found where you tapped: the box on the picture. Press Analyse, or tap again to move it."
       : "No ring was clear where you tapped, so LeBot will use a box of typical size there. Tap right on the rim, or drag a box around it.";
@@ -240,7 +314,11 @@ function showResult(result, localURL = null) {
   if (analysis.ballCue === "brightness") {
     $("workout-rim").textContent += " The ball did not look orange, so LeBot followed it by its brightness against the background.";
   }
-  if (used && !$("rim-step").hidden && localURL) draw(used);
+  if (used && !$("rim-step").hidden && localURL) {
+    draw(used);
+    if (!inZoom(used)) zoomAround(used);
+    showZoom(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}));
+  }
   $("chart").src = result.chartURL;
   // No video, no player (an empty src would be the page's own URL, a broken player).
   const replay = $("replay");
@@ -283,6 +361,7 @@ export function wire() {
   $("workout-file").addEventListener("change", choose);
   $("analyse").addEventListener("click", analyse);
   $("analyse-cancel").addEventListener("click", cancel);
-  markRim();
+  markRim($("rim-stage"), $("workout-video"), (point) => point, false);
+  markRim($("rim-zoom"), $("rim-zoom"), (point) => ({ x: zoomCrop.x + point.x * zoomCrop.width, y: zoomCrop.y + point.y * zoomCrop.height }), true);
   live.wire(() => loadHistory().catch(() => {}));
 }
