@@ -1,3 +1,5 @@
+import Foundation
+
 /// Basketball videos nobody here made, from two public GitHub repositories. Their licences do not
 /// let us ship them, so they are not in this repository: `scripts/real-footage.sh` copies them out
 /// of clones of those repositories, by the git blob named here, so every run scores the same bytes.
@@ -55,6 +57,22 @@ public enum RealFootage {
 
     /// Every video: ``outdoor`` and ``hooptuber``.
     public static let videos = outdoor + hooptuber
+
+    /// Where tests read the videos (they cannot be shipped, for their licences):
+    /// `CAMERACORE_REAL_FOOTAGE`, or `.build/real-footage`, which `make test` fills with
+    /// `scripts/real-footage.sh` when clones of their repositories are on the machine
+    /// (`REAL_FOOTAGE_MIRROR`).
+    public static let place = ProcessInfo.processInfo.environment["CAMERACORE_REAL_FOOTAGE"] ?? ".build/real-footage"
+
+    /// ``place``, when every one of `videos` not held out is in it.
+    public static func folder(holding videos: [Video]) -> String? {
+        videos.filter { !$0.heldOut }.allSatisfy { FileManager.default.fileExists(atPath: "\(place)/\($0.name)") }
+            ? place : nil
+    }
+
+    /// Why a test of these videos was skipped.
+    public static let missing =
+        "not every real video is here: set CAMERACORE_REAL_FOOTAGE, or REAL_FOOTAGE_MIRROR for make test (scripts/real-footage.sh)"
 
     /// chonyy/AI-basketball-analysis's phone clips of outdoor courts.
     public static let outdoor: [Video] = [

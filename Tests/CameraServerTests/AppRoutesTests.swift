@@ -191,6 +191,70 @@ struct AppRoutesTests {
         #expect(try await server.request(.POST, "/api/lebot/rim-fit?rim=0.5,0.5", body: picture).status == 401)
     }
 
+    @Test(
+        "first frame for a browser that cannot show the video: H.265 and a portrait stored turned give a JPEG of the picture as analysed; not a video, too big, signed out are answered in words, nothing kept"
+    )
+    func firstFrameOfAVideoTheBrowserCannotShow() async throws {
+        let folder = try temporaryDirectory()
+        let ring = folder + "/ring.mp4"
+        try TestMedia.greyRing(at: ring, seconds: 1, frameRate: 10)
+        // H.265, as an iPhone records.
+        let hevc = folder + "/ring-hevc.mp4"
+        _ = try Subprocess.run(
+            "ffmpeg", ["-v", "error", "-y", "-i", ring, "-c:v", "libx265", "-x265-params", "log-level=error", hevc])
+        let turned = try TestMedia.storedTurned(ring, to: folder + "/turned.mp4", degrees: 90)
+        let server = try await TestServer.start { $0.maxWorkoutBytes = 4 * 1024 * 1024 }
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let probe = try FFprobeReport.read(ring)
+        let (width, height) = (probe.width ?? 0, probe.height ?? 0)
+        // The portrait's frames are stored turned (a reader that ignores the display matrix sees
+        // them on their side); the still is the picture as shown, like the H.265 one.
+        #expect(try FFprobeReport.read(turned).width == height)
+        var stills: [[UInt8]] = []
+        for (path, size) in [(hevc, (width, height)), (turned, (width, height))] {
+            let answer = try await server.request(
+                .POST, "/api/lebot/first-frame", token: user.token,
+                body: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            #expect(answer.status == 200, "\(path): \(answer.text.prefix(300))")
+            #expect(
+                answer.object["width"] as? Int == size.0 && answer.object["height"] as? Int == size.1,
+                "\(path): \(answer.object["width"] ?? 0)×\(answer.object["height"] ?? 0), not \(size)")
+            let picture = answer.object["picture"] as? String ?? ""
+            #expect(picture.hasPrefix("data:image/jpeg;base64,"))
+            let jpeg = Data(base64Encoded: String(picture.dropFirst("data:image/jpeg;base64,".count))) ?? Data()
+            #expect(jpeg.prefix(2) == Data([0xFF, 0xD8]) && jpeg.count > 1000, "\(jpeg.count) bytes")
+            // What the page marks the rim on: the grey ring where the truth has it, upright.
+            let still = folder + "/still.jpg"
+            try jpeg.write(to: URL(fileURLWithPath: still))
+            let stillProbe = try FFprobeReport.read(still)
+            #expect(stillProbe.width == size.0 && stillProbe.height == size.1)
+            stills.append(
+                try Subprocess.runBinary(
+                    "ffmpeg", ["-v", "error", "-i", still, "-f", "rawvideo", "-pix_fmt", "gray", "-"]))
+        }
+        // The same picture both ways: the grey ring where the source has it.
+        if stills.count == 2, stills[0].count == stills[1].count, !stills[0].isEmpty {
+            let difference = zip(stills[0], stills[1]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / stills[0].count
+            #expect(difference < 8, "mean difference \(difference)")
+        } else {
+            Issue.record("stills of \(stills.map(\.count)) bytes")
+        }
+        for (body, status, words) in [
+            (Array("GIF89a not a video".utf8), 400, "not an MP4"),
+            ([UInt8](repeating: 0, count: 5 * 1024 * 1024), 413, "4"),
+        ] as [([UInt8], Int, String)] {
+            let refused = try await server.request(.POST, "/api/lebot/first-frame", token: user.token, body: body)
+            #expect(refused.status == status && refused.text.contains(words), "\(refused.status) \(refused.text)")
+            #expect(!refused.text.contains(server.directory), "a path in \(refused.text)")
+        }
+        let left =
+            (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")) ?? []
+        #expect(left.isEmpty, "\(left)")
+        let video = Array(try Data(contentsOf: URL(fileURLWithPath: ring)))
+        #expect(try await server.request(.POST, "/api/lebot/first-frame", body: video).status == 401)
+    }
+
     /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).
     static func workoutUpload() async throws -> (
         TestServer, (token: String, refresh: String, id: String), [UInt8], String

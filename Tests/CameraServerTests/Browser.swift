@@ -201,26 +201,34 @@ final class Browser: @unchecked Sendable {
 
     /// A click (a tap on a phone) at a point of the element, given as fractions of its width and height.
     func click(_ css: String, atFraction x: Double, _ y: Double) async throws {
+        try await drag(css, from: (x, y), to: (x, y))
+    }
+
+    /// A press at one point of the element and a release at another (the same point: a click),
+    /// given as fractions of its width and height; the pointer moves between them in 200 ms.
+    func drag(_ css: String, from start: (x: Double, y: Double), to end: (x: Double, y: Double)) async throws {
         let id = try await element(css)
         try await run("arguments[0].scrollIntoView({block: 'center'})", [["element-6066-11e4-a52e-4f735466cecf": id]])
         let rect = try await call(.GET, session + "/element/\(id)/rect")
         let width = rect["width"] as? Double ?? 0
         let height = rect["height"] as? Double ?? 0
         // W3C actions measure from the element's centre.
-        let dx = Int((x - 0.5) * width)
-        let dy = Int((y - 0.5) * height)
         let origin = ["element-6066-11e4-a52e-4f735466cecf": id]
+        func move(to point: (x: Double, y: Double), duration: Int) -> [String: Any] {
+            [
+                "type": "pointerMove", "duration": duration, "origin": origin, "x": Int((point.x - 0.5) * width),
+                "y": Int((point.y - 0.5) * height),
+            ]
+        }
+        let moved = start.x != end.x || start.y != end.y
+        let steps: [[String: Any]] =
+            [move(to: start, duration: 0), ["type": "pointerDown", "button": 0]]
+            + (moved ? [move(to: end, duration: 200)] : []) + [["type": "pointerUp", "button": 0]]
         try await call(
             .POST, session + "/actions",
             [
                 "actions": [
-                    [
-                        "type": "pointer", "id": "finger", "parameters": ["pointerType": "mouse"],
-                        "actions": [
-                            ["type": "pointerMove", "duration": 0, "origin": origin, "x": dx, "y": dy],
-                            ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
-                        ],
-                    ]
+                    ["type": "pointer", "id": "finger", "parameters": ["pointerType": "mouse"], "actions": steps]
                 ]
             ])
         _ = try? await call(.DELETE, session + "/actions")

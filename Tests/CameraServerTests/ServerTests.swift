@@ -272,6 +272,8 @@ struct ServerTests {
             },
             "POST /api/lebot/rim-fit": status(
                 .POST, "/api/lebot/rim-fit?rim=0.5,0.5", 400, body: Array("not a picture".utf8)),
+            "POST /api/lebot/first-frame": status(
+                .POST, "/api/lebot/first-frame", 400, body: Array("not a video".utf8)),
             // A capture is B's own (no id): a GET without an upgrade passes the checks and gets an
             // empty 200 from the WebSocket router, nothing of A's.
             "GET /api/highlights/capture": status(.GET, "/api/highlights/capture", 200, body: nil),

@@ -1338,6 +1338,73 @@ struct WebUITests {
     }
 
     @Test(
+        "coach on a real gym clip whose thin dark rim LeBot neither finds nor fits at a tap: a box dragged on the enlarged rim is the rim analysed, and the make is called",
+        .enabled(if: RealFootage.folder(holding: RealFootage.hooptuber) != nil, Comment(rawValue: RealFootage.missing))
+    )
+    func coachGymClipBoxDraggedOnTheEnlargedRim() async throws {
+        // A five-on-five game filmed from the sideline: the ring is 38 px of 1280, 11 px on this
+        // phone. A tap on it fits a bright line beside it (stop 76); the user draws the box.
+        let video = try #require(RealFootage.hooptuber.first { $0.name == "hooptuber-make009.mp4" })
+        let truth = try #require(video.rim)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("gym")
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "gym")
+            try await Self.tab(browser, "coach")
+            let file = URL(fileURLWithPath: "\(RealFootage.place)/\(video.name)").standardizedFileURL.path
+            try await browser.type("#workout-file", file)
+            // The clip is H.265, as iPhones record: this Chromium plays its sound but cannot show
+            // its picture, so the server sends the first frame, and the rim is marked on that.
+            try await browser.wait(
+                for: "the first frame from the server", timeout: .seconds(30),
+                "return !document.getElementById('workout-still').hidden && document.getElementById('workout-still').naturalWidth > 0"
+            )
+            #expect(try await Self.text(browser, "#rim-help").contains("cannot play this video"))
+            #expect(try await browser.run("return document.getElementById('workout-video').hidden") as? Bool == true)
+            // A finger on the rim, a little off its centre.
+            try await browser.click(
+                "#workout-still", atFraction: truth[0] + truth[2] / 2 + 0.004, truth[1] + truth[3] / 2 + 0.004)
+            try await browser.wait(
+                for: "the fit at the tap", timeout: .seconds(20),
+                "const t = document.getElementById('rim-help').innerText; return t.startsWith('Ring found') || t.startsWith('No ring was clear')"
+            )
+            // Around the rim on its enlarged picture, corner to corner.
+            let crop = try await Self.zoomCrop(browser)
+            #expect(truth[2] / crop.width >= 0.1, "the rim fills \(truth[2] / crop.width) of the enlarged view")
+            func inZoom(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+                ((x - crop.x) / crop.width, (y - crop.y) / crop.height)
+            }
+            try await browser.drag(
+                "#rim-zoom", from: inZoom(truth[0], truth[1]), to: inZoom(truth[0] + truth[2], truth[1] + truth[3]))
+            #expect(try await Self.text(browser, "#rim-help").hasPrefix("Rim marked: LeBot uses your box"))
+            let marked = try #require(try await browser.placed("#rim-box", over: "#workout-still"))
+            #expect(
+                abs(marked.x - (truth[0] + truth[2] / 2)) < 0.003 && abs(marked.width - truth[2]) < 0.003, "\(marked)")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-gym-zoom", .phone)
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the result", timeout: .seconds(90), "return !document.getElementById('workout-result').hidden")
+            #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
+            #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim: the box you marked"))
+            // No black player: the page says why the shots cannot be watched.
+            try await browser.wait(
+                for: "the replay's reason",
+                "return document.getElementById('replay-hint').innerText.includes('cannot play this video')")
+            #expect(
+                try await browser.run("return document.getElementById('replay').parentElement.hidden") as? Bool == true)
+            try await browser.screenshot("coach-gym", .phone)
+        }
+        let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
+        let id = try #require(history.first?["id"] as? String)
+        let saved = try await server.request(.GET, "/api/lebot/workouts/\(id)", token: user.token).object
+        let rim = try #require((saved["analysis"] as? [String: Any])?["rim"] as? [String: Double], "\(saved)")
+        let analysed = [rim["x"] ?? 0, rim["y"] ?? 0, rim["width"] ?? 0, rim["height"] ?? 0]
+        #expect(zip(analysed, truth).allSatisfy { abs($0 - $1) < 0.003 }, "\(analysed) against \(truth)")
+    }
+
+    @Test(
         "live training at a rim LeBot cannot find: the page says to tap it, the last picture stays, a tap starts again with the ring there fitted and drawn"
     )
     func liveTrainingTapTheRim() async throws {

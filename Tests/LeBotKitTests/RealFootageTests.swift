@@ -8,23 +8,13 @@ import Testing
 /// fails here, not three stops later (stop 60's dark-ball rule lost 45degree-2x a shot and a call,
 /// unseen until stop 63).
 ///
-/// The videos cannot be shipped (their licences), so they are read from `CAMERACORE_REAL_FOOTAGE`,
-/// or from `.build/real-footage`, which `make test` fills with `scripts/real-footage.sh` when
-/// clones of their repositories are on the machine (`REAL_FOOTAGE_MIRROR`). Without them these
-/// tests are reported skipped, with the reason.
+/// The videos are read from ``RealFootage/place``. Without them these tests are reported skipped,
+/// with the reason.
 @Suite struct RealFootageTests {
-    static let place = ProcessInfo.processInfo.environment["CAMERACORE_REAL_FOOTAGE"] ?? ".build/real-footage"
-
-    /// `place`, when every one of `videos` not held out is in it.
-    static func folder(holding videos: [RealFootage.Video]) -> String? {
-        videos.filter { !$0.heldOut }.allSatisfy { FileManager.default.fileExists(atPath: "\(place)/\($0.name)") }
-            ? place : nil
-    }
-
-    static let outdoor = folder(holding: RealFootage.outdoor)
-    static let gym = folder(holding: RealFootage.hooptuber)
-    static let missing =
-        "not every real video is here: set CAMERACORE_REAL_FOOTAGE, or REAL_FOOTAGE_MIRROR for make test (scripts/real-footage.sh)"
+    static let place = RealFootage.place
+    static let outdoor = RealFootage.folder(holding: RealFootage.outdoor)
+    static let gym = RealFootage.folder(holding: RealFootage.hooptuber)
+    static let missing = RealFootage.missing
 
     /// The outdoor phone videos as a user runs them: no rim given. Each keeps its hoop, finds every
     /// shot called by eye, calls every make and miss the picture shows right, and reports nothing

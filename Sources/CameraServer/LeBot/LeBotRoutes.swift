@@ -114,6 +114,13 @@ struct LeBotService: Sendable {
             ) { request, context in
                 try await fitRim(request, userID: try context.user())
             },
+            Route(
+                method: .post, path: "/api/lebot/first-frame", access: .user,
+                summary:
+                    "The first frame of a workout video, upright as the analysis reads it, for a browser that cannot show the video (H.265): {picture (a JPEG data URL), width, height}"
+            ) { request, context in
+                try await firstFrame(request, userID: try context.user())
+            },
             Route(method: .get, path: "/api/lebot/workouts/:id", access: .user, summary: "A workout's analysis") {
                 _, context in
                 let path = files.workouts(userID: try context.user()) + "/\(try pathID(context)).json"
@@ -299,6 +306,35 @@ struct LeBotService: Sendable {
         } catch let error as MediaError {
             throw APIError(.badRequest, "the picture could not be read: \(error.message)")
         }
+    }
+
+    /// The first frame of a video the page cannot show (its browser has no H.265 decoder), to mark
+    /// the rim on. The video is read and deleted; nothing is kept.
+    func firstFrame(_ request: Request, userID: String) async throws -> Response {
+        try checkRoomForWorkout(user: userID)
+        let upload = files.workouts(userID: userID) + "/.first-frame-\(UUID().uuidString.lowercased())"
+        defer { unlink(upload) }
+        _ = try await files.receive(
+            request.body, to: upload, limit: configuration.maxWorkoutBytes,
+            accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
+            refusal: "the upload is not an MP4, QuickTime or WebM video")
+        do {
+            let still = try await workers.run(user: userID) { () throws(MediaError) -> RimFinder.Still in
+                try RimFinder().firstFrameJPEG(of: upload)
+            }
+            return try json(
+                FirstFrame(
+                    picture: "data:image/jpeg;base64," + Data(still.jpeg).base64EncodedString(), width: still.width,
+                    height: still.height))
+        } catch let error as MediaError {
+            throw APIError(.badRequest, "the video could not be read: \(error.message)")
+        }
+    }
+
+    struct FirstFrame: Encodable {
+        var picture: String
+        var width: Int
+        var height: Int
     }
 
     func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {

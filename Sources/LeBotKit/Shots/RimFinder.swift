@@ -171,6 +171,34 @@ public struct RimFinder: Sendable {
             netBelow: net, underBoard: true)
     }
 
+    /// The video's first frame as the analysis reads it (upright, at most ``analysisWidth`` wide),
+    /// encoded as a JPEG: the picture a user marks the rim on when their browser cannot show the
+    /// video itself (H.265, as iPhones record, in Chromium or Firefox on Linux). A tap on it is at
+    /// the same fractions as on the frames the rim is looked for in.
+    ///
+    /// - Throws: ``MediaError`` when the file cannot be read, has no video or no frame decodes.
+    public func firstFrameJPEG(of path: String, readerOptions: ReaderOptions? = nil) throws(MediaError) -> Still {
+        var first: VideoFrame?
+        try readStart(of: path, operation: "read the first frame of \(path)", readerOptions: readerOptions) {
+            frame, _ in
+            first = frame
+            return true
+        }
+        guard let first else {
+            throw MediaError(
+                .invalidData, operation: "read the first frame of \(path)", message: "no frame of the video decodes")
+        }
+        return Still(
+            jpeg: try ImageEncoder.encode(first, as: .jpeg, quality: 90), width: first.width, height: first.height)
+    }
+
+    /// A frame encoded as a picture, and its size in pixels.
+    public struct Still: Sendable {
+        public var jpeg: [UInt8]
+        public var width: Int
+        public var height: Int
+    }
+
     /// The size a `width`×`height` video is decoded at for analysis: at most `limit` wide, even,
     /// the height by aspect.
     static func decodedSize(_ width: Int, _ height: Int, atMost limit: Int) -> (width: Int, height: Int) {

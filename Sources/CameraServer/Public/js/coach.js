@@ -53,14 +53,58 @@ function choose() {
   if (!file) { $("rim-step").hidden = true; return; }
   fileURL = URL.createObjectURL(file);
   const video = $("workout-video");
-  video.onerror = () => { $("rim-step").hidden = true; fieldError("workout-file", "This browser cannot read that video. Use an MP4, MOV or WebM file."); };
-  video.onloadeddata = () => {
-    video.currentTime = 0;
+  const chosen = file;
+  video.hidden = false;
+  $("workout-still").hidden = true;
+  $("workout-still").removeAttribute("src");
+  const ready = () => {
     $("rim-step").hidden = false;
     $("analyse").disabled = false;
     $("rim-help").textContent = "LeBot finds the rim by itself. Only if it gets it wrong: tap the rim in the picture (or drag a box around it).";
   };
+  // A video whose picture this browser cannot decode (H.265, as iPhones record, in Chromium or
+  // Firefox on Linux) plays its sound only, or not at all: the server sends its first frame.
+  video.onerror = () => { if (file === chosen) stillFromServer(chosen, ready); };
+  video.onloadeddata = () => {
+    if (!video.videoWidth) { stillFromServer(chosen, ready); return; }
+    video.currentTime = 0;
+    ready();
+  };
   video.src = fileURL;
+}
+
+/** Shows the server's still of the video's first frame in place of the video, to mark the rim on. */
+async function stillFromServer(chosen, ready) {
+  const video = $("workout-video");
+  video.removeAttribute("src");
+  video.hidden = true;
+  $("rim-step").hidden = false;
+  $("analyse").disabled = true;
+  $("rim-help").textContent = `This browser cannot show this video's picture (most likely H.265, as iPhones record). Getting its first frame from the server (${megabytes(chosen.size)})…`;
+  try {
+    const frame = await upload("/api/lebot/first-frame", chosen, { method: "POST" }).done;
+    if (file !== chosen) return; // another video was chosen meanwhile
+    const shown = $("workout-still");
+    await new Promise((resolve, reject) => { shown.onload = resolve; shown.onerror = reject; shown.src = frame.picture; });
+    shown.hidden = false;
+    ready();
+    $("rim-help").textContent = "This browser cannot play this video (most likely H.265), so its first frame is shown, from the server. LeBot finds the rim by itself; only if it gets it wrong, tap the rim here (or drag a box around it).";
+  } catch (error) {
+    if (file !== chosen) return;
+    $("rim-step").hidden = true;
+    fieldError("workout-file", `This browser cannot show that video, and the server could not read it: ${words(error)}. Use an MP4, MOV or WebM file.`);
+  }
+}
+
+/** What the rim is marked on: the video, or the server's still of its first frame. */
+function picture() {
+  return $("workout-still").hidden ? $("workout-video") : $("workout-still");
+}
+
+/** The picture's size in pixels. */
+function pictureSize() {
+  const shown = picture();
+  return shown.tagName === "IMG" ? [shown.naturalWidth, shown.naturalHeight] : [shown.videoWidth, shown.videoHeight];
 }
 
 /**
@@ -105,11 +149,11 @@ let zoomCrop = null;
 
 /** Frames the enlarged view on `r`: about four rims wide (a tap: 20 % of the picture), 2:1. */
 function zoomAround(r) {
-  const video = $("workout-video");
-  if (!video.videoWidth || !video.videoHeight) return;
+  const [pictureWidth, pictureHeight] = pictureSize();
+  if (!pictureWidth || !pictureHeight) return;
   const centre = r.point || { x: r.x + r.width / 2, y: r.y + r.height / 2 };
   const width = r.point ? 0.2 : Math.min(Math.max(4 * r.width, 0.15), 0.6);
-  const height = Math.min((width * video.videoWidth) / (2 * video.videoHeight), 1);
+  const height = Math.min((width * pictureWidth) / (2 * pictureHeight), 1);
   const clamp = (value, size) => Math.min(Math.max(value - size / 2, 0), 1 - size);
   zoomCrop = { x: clamp(centre.x, width), y: clamp(centre.y, height), width, height };
 }
@@ -122,17 +166,16 @@ function inZoom(r) {
 
 /** Draws the enlarged view with the rim `r` on it (its box, and the tap as a cross). */
 function showZoom(r) {
-  const video = $("workout-video");
+  const [w, h] = pictureSize();
   const c = zoomCrop;
-  if (!c || !r || !video.videoWidth) { $("rim-zoom-step").hidden = true; return; }
+  if (!c || !r || !w) { $("rim-zoom-step").hidden = true; return; }
   $("rim-zoom-step").hidden = false;
   const canvas = $("rim-zoom");
   const scale = window.devicePixelRatio || 1;
   canvas.width = Math.round((canvas.clientWidth || 640) * scale);
   canvas.height = Math.round(canvas.width / 2);
   const context = canvas.getContext("2d");
-  const [w, h] = [video.videoWidth, video.videoHeight];
-  context.drawImage(video, c.x * w, c.y * h, c.width * w, c.height * h, 0, 0, canvas.width, canvas.height);
+  context.drawImage(picture(), c.x * w, c.y * h, c.width * w, c.height * h, 0, 0, canvas.width, canvas.height);
   const [sx, sy] = [canvas.width / c.width, canvas.height / c.height];
   context.lineWidth = 2 * scale;
   context.setLineDash([6 * scale, 4 * scale]);
@@ -156,7 +199,7 @@ function box(a, b) {
 }
 
 function draw(r) {
-  placeOver($("rim-box"), $("workout-video"), r);
+  placeOver($("rim-box"), picture(), r);
 }
 
 function setRim(r, fromZoom = false) {
@@ -179,11 +222,11 @@ function setRim(r, fromZoom = false) {
  * analysis fits it again on the video itself, so a tap whose preview failed still works.
  */
 async function previewFit(tapped) {
-  const picture = await new Promise((resolve) => still($("workout-video"), 1280).toBlob(resolve, "image/png"));
+  const frame = await new Promise((resolve) => still(picture(), 1280).toBlob(resolve, "image/png"));
   const { x, y } = tapped.point;
   try {
     const fit = await api(`/api/lebot/rim-fit?rim=${encodeURIComponent(`${x.toFixed(4)},${y.toFixed(4)}`)}`, {
-      method: "POST", body: picture, headers: { "Content-Type": "image/png" },
+      method: "POST", body: frame, headers: { "Content-Type": "image/png" },
     });
     if (rim !== tapped) return; // tapped again meanwhile
     rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });
@@ -331,6 +374,15 @@ function showResult(result, localURL = null) {
   replay.parentElement.hidden = !source;
   $("replay-hint").textContent = source ? "Tap a shot to watch it."
     : "Trained live: the camera's video is not kept, so there is no replay; the shots are below.";
+  // A video this browser plays the sound of only, or not at all (H.265 in Chromium or Firefox on
+  // Linux): no black player, and the reason.
+  const unplayable = () => {
+    if (replay.getAttribute("src") !== source) return;
+    replay.parentElement.hidden = true;
+    $("replay-hint").textContent = "This browser cannot play this video (most likely H.265, as iPhones record), so its shots cannot be watched here; Safari plays it.";
+  };
+  replay.onloadeddata = () => { if (!replay.videoWidth) unplayable(); };
+  replay.onerror = unplayable;
   const body = $("shots").querySelector("tbody");
   body.textContent = "";
   shots.forEach((shot, index) => {
@@ -361,7 +413,7 @@ export function wire() {
   $("workout-file").addEventListener("change", choose);
   $("analyse").addEventListener("click", analyse);
   $("analyse-cancel").addEventListener("click", cancel);
-  markRim($("rim-stage"), $("workout-video"), (point) => point, false);
+  markRim($("rim-stage"), { getBoundingClientRect: () => picture().getBoundingClientRect() }, (point) => point, false);
   markRim($("rim-zoom"), $("rim-zoom"), (point) => ({ x: zoomCrop.x + point.x * zoomCrop.width, y: zoomCrop.y + point.y * zoomCrop.height }), true);
   live.wire(() => loadHistory().catch(() => {}));
 }

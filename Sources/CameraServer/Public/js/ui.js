@@ -129,10 +129,12 @@ export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 
 
 /** The frame `video` shows, drawn on a canvas at most `maxWidth` wide. */
 export function still(video, maxWidth = Infinity) {
-  const scale = Math.min(1, maxWidth / video.videoWidth);
+  // A picture (an <img>) has its own size; a video, its frames'.
+  const [width, height] = video.tagName === "IMG" ? [video.naturalWidth, video.naturalHeight] : [video.videoWidth, video.videoHeight];
+  const scale = Math.min(1, maxWidth / width);
   const canvas = document.createElement("canvas");
-  canvas.width = Math.round(video.videoWidth * scale);
-  canvas.height = Math.round(video.videoHeight * scale);
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
   canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
   return canvas;
 }
