@@ -290,44 +290,50 @@ struct LeBotService: Sendable {
         guard case .point(let point)? = try Self.rimGiven(request) else {
             throw APIError(.badRequest, "rim: give the point tapped on the rim, ?rim=x,y as fractions of the picture")
         }
-        let upload = files.workouts(userID: userID) + "/.rim-fit-\(UUID().uuidString.lowercased())"
-        defer { unlink(upload) }
-        _ = try await files.receive(
-            request.body, to: upload, limit: Self.maxRimFitBytes,
-            accept: { path in
-                try await self.workers.run(user: userID) { ClipFiles.isVideo(path, options: .uploadedVideoOrPicture) }
-            },
-            refusal: "the upload is not a PNG or JPEG picture (nor an MP4, QuickTime or WebM video)")
-        do {
-            let fit = try await workers.run(user: userID) { () throws(MediaError) -> RimFinder.Fit in
-                try RimFinder().fit(near: point, in: upload, readerOptions: .uploadedVideoOrPicture)
-            }
-            return try json(fit)
-        } catch let error as MediaError {
-            throw APIError(.badRequest, "the picture could not be read: \(error.message)")
+        let fit = try await readUpload(
+            request, userID: userID, name: "rim-fit", limit: Self.maxRimFitBytes,
+            accept: { ClipFiles.isVideo($0, options: .uploadedVideoOrPicture) },
+            refusal: "the upload is not a PNG or JPEG picture (nor an MP4, QuickTime or WebM video)",
+            what: "the picture"
+        ) { path throws(MediaError) in
+            try RimFinder().fit(near: point, in: path, readerOptions: .uploadedVideoOrPicture)
         }
+        return try json(fit)
     }
 
     /// The first frame of a video the page cannot show (its browser has no H.265 decoder), to mark
     /// the rim on. The video is read and deleted; nothing is kept.
     func firstFrame(_ request: Request, userID: String) async throws -> Response {
         try checkRoomForWorkout(user: userID)
-        let upload = files.workouts(userID: userID) + "/.first-frame-\(UUID().uuidString.lowercased())"
+        let still = try await readUpload(
+            request, userID: userID, name: "first-frame", limit: configuration.maxWorkoutBytes,
+            accept: { ClipFiles.isVideo($0) }, refusal: "the upload is not an MP4, QuickTime or WebM video",
+            what: "the video"
+        ) { path throws(MediaError) in try RimFinder().firstFrameJPEG(of: path) }
+        return try json(
+            FirstFrame(
+                picture: "data:image/jpeg;base64," + Data(still.jpeg).base64EncodedString(), width: still.width,
+                height: still.height))
+    }
+
+    /// Receives the request's body into a hidden file in the user's workouts folder (at most
+    /// `limit` bytes, refused with `refusal` unless `accept` passes it), reads it with `read` on
+    /// the user's share of the media pool, and deletes it whatever happens. A file `read` cannot
+    /// read is a 400 naming `what`.
+    func readUpload<T: Sendable>(
+        _ request: Request, userID: String, name: String, limit: Int,
+        accept: @escaping @Sendable (String) -> Bool, refusal: String, what: String,
+        read: @escaping @Sendable (String) throws(MediaError) -> T
+    ) async throws -> T {
+        let upload = files.workouts(userID: userID) + "/.\(name)-\(UUID().uuidString.lowercased())"
         defer { unlink(upload) }
         _ = try await files.receive(
-            request.body, to: upload, limit: configuration.maxWorkoutBytes,
-            accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
-            refusal: "the upload is not an MP4, QuickTime or WebM video")
+            request.body, to: upload, limit: limit,
+            accept: { path in try await self.workers.run(user: userID) { accept(path) } }, refusal: refusal)
         do {
-            let still = try await workers.run(user: userID) { () throws(MediaError) -> RimFinder.Still in
-                try RimFinder().firstFrameJPEG(of: upload)
-            }
-            return try json(
-                FirstFrame(
-                    picture: "data:image/jpeg;base64," + Data(still.jpeg).base64EncodedString(), width: still.width,
-                    height: still.height))
+            return try await workers.run(user: userID) { () throws(MediaError) -> T in try read(upload) }
         } catch let error as MediaError {
-            throw APIError(.badRequest, "the video could not be read: \(error.message)")
+            throw APIError(.badRequest, "\(what) could not be read: \(error.message)")
         }
     }
 
