@@ -294,10 +294,10 @@ struct LeBotService: Sendable {
             request, userID: userID, name: "rim-fit", limit: Self.maxRimFitBytes,
             accept: { ClipFiles.isVideo($0, options: .uploadedVideoOrPicture) },
             refusal: "the upload is not a PNG or JPEG picture (nor an MP4, QuickTime or WebM video)",
-            what: "the picture"
-        ) { path throws(MediaError) in
-            try RimFinder().fit(near: point, in: path, readerOptions: .uploadedVideoOrPicture)
-        }
+            what: "the picture",
+            read: { path throws(MediaError) in
+                try RimFinder().fit(near: point, in: path, readerOptions: .uploadedVideoOrPicture)
+            })
         return try json(fit)
     }
 
@@ -308,8 +308,7 @@ struct LeBotService: Sendable {
         let still = try await readUpload(
             request, userID: userID, name: "first-frame", limit: configuration.maxWorkoutBytes,
             accept: { ClipFiles.isVideo($0) }, refusal: "the upload is not an MP4, QuickTime or WebM video",
-            what: "the video"
-        ) { path throws(MediaError) in try RimFinder().firstFrameJPEG(of: path) }
+            what: "the video", read: { path throws(MediaError) in try RimFinder().firstFrameJPEG(of: path) })
         return try json(
             FirstFrame(
                 picture: "data:image/jpeg;base64," + Data(still.jpeg).base64EncodedString(), width: still.width,
