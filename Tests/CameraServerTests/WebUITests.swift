@@ -1338,6 +1338,38 @@ struct WebUITests {
     }
 
     @Test(
+        "coach: a file that is not a video is said so at once; junk named .mp4 goes to the server, whose refusal is shown in words"
+    )
+    func coachRefusesWhatIsNotAVideo() async throws {
+        let folder = try temporaryDirectory()
+        let notes = folder + "/notes.txt"
+        try Data("shots: 10, made: 7".utf8).write(to: URL(fileURLWithPath: notes))
+        let junk = folder + "/junk.mp4"
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: junk))
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.user("picker")
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "picker")
+            try await Self.tab(browser, "coach")
+            try await browser.type("#workout-file", notes)
+            try await browser.wait(
+                for: "the words for a file that is not a video",
+                "return document.getElementById('workout-file-error').innerText.includes('not a video')")
+            #expect(try await browser.run("return document.getElementById('rim-step').hidden") as? Bool == true)
+            try await browser.type("#workout-file", junk)
+            try await browser.wait(
+                for: "the server's refusal", timeout: .seconds(30),
+                "return document.getElementById('workout-file-error').innerText.includes('could not read it either')")
+            let said = try await Self.text(browser, "#workout-file-error")
+            #expect(said.contains("not an MP4, QuickTime or WebM video"), "\(said)")
+            #expect(try await browser.run("return document.getElementById('rim-step').hidden") as? Bool == true)
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-not-a-video", .phone)
+        }
+    }
+
+    @Test(
         "coach on a real gym clip whose thin dark rim LeBot neither finds nor fits at a tap: a box dragged on the enlarged rim is the rim analysed, and the make is called",
         .enabled(if: RealFootage.folder(holding: RealFootage.hooptuber) != nil, Comment(rawValue: RealFootage.missing))
     )

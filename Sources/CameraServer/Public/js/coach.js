@@ -64,7 +64,14 @@ function choose() {
   };
   // A video whose picture this browser cannot decode (H.265, as iPhones record, in Chromium or
   // Firefox on Linux) plays its sound only, or not at all: the server sends its first frame.
-  video.onerror = () => { if (file === chosen) stillFromServer(chosen, ready); };
+  // Anything else is not a video: said at once, nothing sent.
+  const named = /^video\//.test(chosen.type) || /\.(mp4|m4v|mov|webm)$/i.test(chosen.name);
+  video.onerror = () => {
+    if (file !== chosen) return;
+    if (named) { stillFromServer(chosen, ready); return; }
+    $("rim-step").hidden = true;
+    fieldError("workout-file", "That file is not a video: choose an MP4, MOV or WebM video.");
+  };
   video.onloadeddata = () => {
     if (!video.videoWidth) { stillFromServer(chosen, ready); return; }
     video.currentTime = 0;
@@ -76,6 +83,7 @@ function choose() {
 /** Shows the server's still of the video's first frame in place of the video, to mark the rim on. */
 async function stillFromServer(chosen, ready) {
   const video = $("workout-video");
+  video.onerror = video.onloadeddata = null;
   video.removeAttribute("src");
   video.hidden = true;
   $("rim-step").hidden = false;
@@ -92,7 +100,8 @@ async function stillFromServer(chosen, ready) {
   } catch (error) {
     if (file !== chosen) return;
     $("rim-step").hidden = true;
-    fieldError("workout-file", `This browser cannot show that video, and the server could not read it: ${words(error)}. Use an MP4, MOV or WebM file.`);
+    const why = String((error && error.message) || error).replace(/\.$/, "");
+    fieldError("workout-file", `This browser cannot show that video, and the server could not read it either (${why}). Choose an MP4, MOV or WebM video.`);
   }
 }
 
