@@ -4,7 +4,7 @@
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import * as live from "./live.js";
-import { $, clearErrors, confirm, count, el, fieldError, fractionAt, megabytes, placeOver, still, toast, words } from "./ui.js";
+import { $, clearErrors, confirm, count, el, fieldError, fractionAt, megabytes, placeOver, sizeOf, still, toast, words } from "./ui.js";
 
 let file = null;
 let fileURL = null;
@@ -111,10 +111,7 @@ function picture() {
 }
 
 /** The picture's size in pixels. */
-function pictureSize() {
-  const shown = picture();
-  return shown.tagName === "IMG" ? [shown.naturalWidth, shown.naturalHeight] : [shown.videoWidth, shown.videoHeight];
-}
+function pictureSize() { return sizeOf(picture()); }
 
 /**
  * The rim as fractions of the picture (x, y, width, height), from a tap or a dragged box on
@@ -173,6 +170,12 @@ function inZoom(r) {
   return c && r.x >= c.x && r.y >= c.y && r.x + r.width <= c.x + c.width && r.y + r.height <= c.y + c.height;
 }
 
+/** Shows `r` enlarged: framed anew unless `keep` and it is inside the view already. */
+function enlarge(r, keep) {
+  if (!keep || !inZoom(r)) zoomAround(r);
+  showZoom(r);
+}
+
 /** Draws the enlarged view with the rim `r` on it (its box, and the tap as a cross). */
 function showZoom(r) {
   const [w, h] = pictureSize();
@@ -215,8 +218,7 @@ function setRim(r, fromZoom = false) {
   rim = r;
   draw(r);
   // A mark on the picture frames the enlarged view anew; one in the enlarged view keeps it still.
-  if (!fromZoom || !inZoom(r)) zoomAround(r);
-  showZoom(r);
+  enlarge(r, fromZoom);
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
   $("rim-help").textContent = r.point
@@ -240,8 +242,7 @@ async function previewFit(tapped) {
     if (rim !== tapped) return; // tapped again meanwhile
     rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });
     draw(rim);
-    if (!inZoom(rim)) zoomAround(rim);
-    showZoom(rim);
+    enlarge(rim, true);
     $("rim-help").textContent = fit.fitted
       ? "Ring found where you tapped: the box on the picture. Press Analyse, or tap again to move it."
       : "No ring was clear where you tapped, so LeBot will use a box of typical size there. Tap right on the rim, or drag a box around it.";
@@ -368,8 +369,7 @@ function showResult(result, localURL = null) {
   }
   if (used && !$("rim-step").hidden && localURL) {
     draw(used);
-    if (!inZoom(used)) zoomAround(used);
-    showZoom(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}));
+    enlarge(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}), true);
   }
   $("chart").src = result.chartURL;
   // No video, no player (an empty src would be the page's own URL, a broken player).

@@ -129,14 +129,18 @@ export function megabytes(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 
 
 /** The frame `video` shows, drawn on a canvas at most `maxWidth` wide. */
 export function still(video, maxWidth = Infinity) {
-  // A picture (an <img>) has its own size; a video, its frames'.
-  const [width, height] = video.tagName === "IMG" ? [video.naturalWidth, video.naturalHeight] : [video.videoWidth, video.videoHeight];
+  const [width, height] = sizeOf(video);
   const scale = Math.min(1, maxWidth / width);
   const canvas = document.createElement("canvas");
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
   canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
   return canvas;
+}
+
+/** The size in pixels of a picture (an <img>: its own) or a video (its frames'). */
+export function sizeOf(picture) {
+  return picture.tagName === "IMG" ? [picture.naturalWidth, picture.naturalHeight] : [picture.videoWidth, picture.videoHeight];
 }
 
 /** Where a pointer event lands on `picture`, as fractions of it (0…1, clamped). */
