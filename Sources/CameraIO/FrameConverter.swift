@@ -73,15 +73,23 @@ final class FrameConverter {
 }
 
 extension VideoFrame {
+    /// Bytes libswscale may write past the end of a packed plane. Its x86 RGB writers store 8
+    /// pixels at a time, so a row whose width is not a multiple of 16 (360, 1080: portrait
+    /// video) runs up to 8 pixels (32 bytes of RGBA) over: into the next row, which is written
+    /// after, and past the last row, into the heap (measured with Debian's FFmpeg 5.1).
+    static let scalerSlack = 64
+
     /// A frame whose pixel bytes are allocated but not cleared, for converters that overwrite
-    /// every byte.
+    /// every byte. Each plane's storage has ``scalerSlack`` bytes more than it holds.
     init(format: PixelFormat, width: Int, height: Int, uninitialized: Void) {
         var planes: [Plane] = []
         for index in 0..<format.planeCount {
             let size = format.planeSize(index, width: width, height: height)
             let rowBytes = size.width * format.bytesPerPixel(plane: index)
             let count = rowBytes * size.height
-            let bytes = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+            let bytes = [UInt8](unsafeUninitializedCapacity: count + Self.scalerSlack) { _, initialized in
+                initialized = count
+            }
             planes.append(Plane(width: size.width, height: size.height, bytesPerRow: rowBytes, bytes: bytes))
         }
         self.init(format: format, width: width, height: height, planes: planes)

@@ -64,6 +64,24 @@ struct CommandTests {
         #expect(psnr > 30, "\(psnr) dB against the picture shown")
     }
 
+    @Test(
+        "portrait videos stored upright (widths 360, 1080, 200: not a multiple of 16) decode to RGBA without corrupting memory"
+    )
+    func portraitWidthsDecode() throws {
+        // libswscale writes up to 32 bytes past a packed RGBA picture of such a width: before the
+        // converter's planes had room for it, `check` (and every re-encoding export) aborted with
+        // "free(): invalid next size".
+        let folder = try WorkingDirectory.temporary()
+        for (width, height) in [(360, 640), (1080, 1920), (200, 100)] {
+            let video = try TestMedia.lavfi(
+                in: folder.path, name: "\(width).mp4", width: width, height: height, frameRate: 10, seconds: 1)
+            let checked = try run(["check", video.path, "--pixel-format", "rgba"])
+            #expect(
+                checked.status == 0 && checked.stdout.contains("decoded 10 frames"),
+                "\(width)×\(height): \(checked.status) \(checked.stderr.prefix(200))")
+        }
+    }
+
     @Test("errors name what was wrong and exit non-zero without crashing")
     func errors() throws {
         let missing = try run(["probe", "/no/such/file.mp4"])
@@ -89,7 +107,8 @@ struct CommandTests {
         #expect(remuxHelp.stdout.contains("keyframe"))
         // Paragraphs read as paragraphs: each line of prose is filled before the next begins, and
         // the examples fit 80 columns (the terminal's width when it is not a terminal).
-        for command in [[], ["probe"], ["remux"], ["frames"], ["check"], ["effects"], ["edit"], ["demo"]] {
+        for command in [[], ["probe"], ["remux"], ["frames"], ["check"], ["effects"], ["edit"], ["demo"]]
+        {
             let page = try run(command + ["--help"]).stdout
             #expect(HelpText.underfilledLines(page).isEmpty, "\(command): \(HelpText.underfilledLines(page))")
             #expect(
