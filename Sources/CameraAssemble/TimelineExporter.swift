@@ -26,9 +26,11 @@ public enum TimelineExporter {
         case reencode
     }
 
+    /// - Parameter shouldStop: asked before each re-encoded frame; true stops the export with a
+    ///   `cancelled` error, leaving what was written at `path` for the caller to remove.
     public static func export(
         _ project: Project, to path: String, mode: Mode = .automatic, crf: Int = 20, preset: String = "veryfast",
-        alreadyValidated: Bool = false, progress: ((Double) -> Void)? = nil
+        alreadyValidated: Bool = false, progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil
     ) throws(MediaError) -> ExportResult {
         if !alreadyValidated { try project.validate(operation: "export to \(path)") }
         let blocker = mode == .reencode ? "re-encoding was asked for" : try copyBlocker(project)
@@ -37,7 +39,8 @@ public enum TimelineExporter {
                 throw MediaError(
                     .invalidArgument, operation: "export to \(path)", message: "cannot stream-copy: \(blocker)")
             }
-            var result = try reencode(project, to: path, crf: crf, preset: preset, progress: progress)
+            var result = try reencode(
+                project, to: path, crf: crf, preset: preset, progress: progress, shouldStop: shouldStop)
             result.reason = blocker
             return result
         }
@@ -118,7 +121,8 @@ public enum TimelineExporter {
     // MARK: - Re-encode
 
     static func reencode(
-        _ project: Project, to path: String, crf: Int, preset: String, progress: ((Double) -> Void)?
+        _ project: Project, to path: String, crf: Int, preset: String, progress: ((Double) -> Void)?,
+        shouldStop: (() -> Bool)? = nil
     ) throws(MediaError) -> ExportResult {
         let renderer = try TimelineRenderer(project: project)
         let rate = renderer.frameRate
@@ -139,6 +143,9 @@ public enum TimelineExporter {
         var audioCursor = 0
         let frameCount = renderer.frameCount
         for index in 0..<frameCount {
+            if shouldStop?() == true {
+                throw MediaError(.cancelled, operation: "export to \(path)", message: "stopped before the end")
+            }
             let time = MediaTime(value: Int64(index) * Int64(rate.denominator), timescale: rate.numerator)
             var picture = try renderer.frame(at: time)
             picture.pts = time

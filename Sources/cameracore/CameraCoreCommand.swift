@@ -21,9 +21,12 @@ struct CameraCoreCommand: ParsableCommand {
               cameracore effects match.mp4 --stack stack.json -o styled.mp4
               cameracore edit new reel.json intro.mp4 match.mp4
               cameracore edit export reel.json -o reel.mp4
+              cameracore playable IMG_0042.MOV workout.mp4
             """,
         version: cameraCoreVersion,
-        subcommands: [Probe.self, Remux.self, Frames.self, Check.self, Effects.self, EditCommand.self, Demo.self]
+        subcommands: [
+            Probe.self, Remux.self, Frames.self, Check.self, Effects.self, EditCommand.self, Playable.self, Demo.self,
+        ]
     )
 }
 

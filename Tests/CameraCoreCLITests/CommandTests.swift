@@ -107,7 +107,7 @@ struct CommandTests {
         #expect(remuxHelp.stdout.contains("keyframe"))
         // Paragraphs read as paragraphs: each line of prose is filled before the next begins, and
         // the examples fit 80 columns (the terminal's width when it is not a terminal).
-        for command in [[], ["probe"], ["remux"], ["frames"], ["check"], ["effects"], ["edit"], ["demo"]]
+        for command in [[], ["probe"], ["remux"], ["frames"], ["check"], ["effects"], ["edit"], ["playable"], ["demo"]]
         {
             let page = try run(command + ["--help"]).stdout
             #expect(HelpText.underfilledLines(page).isEmpty, "\(command): \(HelpText.underfilledLines(page))")
@@ -213,5 +213,42 @@ struct EditCommandTests {
         let bad = try run(["edit", "trim", project, "0", "--end", "9"])
         #expect(bad.status != 0 && bad.stderr.contains("outside its source"))
         #expect(try String(contentsOfFile: project, encoding: .utf8) == before, "a refused edit changes nothing")
+    }
+}
+
+@Suite("cameracore playable")
+struct PlayableCommandTests {
+    @Test(
+        "an H.265 phone video becomes an H.264 copy with its sound; H.264 is left alone unless --force, which turns a portrait upright; a non-video is named"
+    )
+    func playable() throws {
+        let folder = try WorkingDirectory.temporary()
+        let phone = try TestMedia.lavfi(
+            in: folder.path, name: "phone.mp4", width: 640, height: 360, seconds: 1, audio: true,
+            extraArguments: ["-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1"])
+        let copy = folder.file("copy.mp4")
+        let made = try run(["playable", phone.path, copy, "--json"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        #expect(json["copied"] as? Bool == true && (json["reason"] as? String ?? "").contains("H.265"), "\(json)")
+        let probe = try FFprobeReport.read(copy)
+        #expect(probe.videoCodec == "h264" && probe.width == 640 && probe.height == 360)
+        #expect(probe.videoFrames.count == 30 && !probe.audioFrames.isEmpty)
+        let text = try run(["playable", phone.path, folder.file("again.mp4")])
+        #expect(text.stdout.contains("H.264 640×360") && text.stdout.contains("with its sound"), "\(text.stdout)")
+        // H.264 stored turned (as a phone stores what it filmed): plays already; forced, the copy's
+        // frames are stored as shown, with no turn left to apply.
+        let portrait = try TestMedia.storedTurned(phone.path, to: folder.file("portrait.mp4"), degrees: 90)
+        let alone = try run(["playable", portrait, folder.file("none.mp4")])
+        #expect(alone.status == 0 && alone.stdout.contains("plays in every browser already"), "\(alone.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("none.mp4")))
+        let forced = try run(["playable", portrait, folder.file("upright.mp4"), "--force"])
+        #expect(forced.status == 0, "\(forced.stderr.prefix(300))")
+        let upright = try FFprobeReport.read(folder.file("upright.mp4"))
+        #expect(upright.width == 640 && upright.height == 360 && (upright.rotation ?? 0) == 0, "\(upright)")
+        try Data("not a video".utf8).write(to: URL(fileURLWithPath: folder.file("notes.mp4")))
+        let junk = try run(["playable", folder.file("notes.mp4"), folder.file("junk.mp4")])
+        #expect(junk.status != 0 && junk.stderr.contains("notes.mp4"), "\(junk.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("junk.mp4")))
     }
 }

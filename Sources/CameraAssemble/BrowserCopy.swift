@@ -1,0 +1,85 @@
+import CameraCommon
+import CameraIO
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A copy of a video that every browser plays: H.264 and AAC in MP4, upright, at most 1280×720
+/// (720×1280 upright portrait) and 30 frames a second.
+///
+/// Phones record H.265 by default (iPhones since iOS 11), which Safari plays but Chromium and
+/// Firefox on Linux and many Android browsers do not: they show a black picture with sound.
+public enum BrowserCopy {
+    /// Video codecs (FFmpeg's names) that Chromium, Firefox and Safari all decode.
+    public static let playableCodecs: Set<String> = ["h264", "vp8", "vp9", "av1"]
+
+    /// Why `path` needs a copy to play in every browser (its video codec, named), or nil when it
+    /// plays as it is (or has no video).
+    public static func reason(for path: String) throws(MediaError) -> String? {
+        let reader = try MediaReader(.file(path))
+        guard let video = reader.videoStream, !playableCodecs.contains(video.codec) else { return nil }
+        let name = ["hevc": "H.265 (HEVC)", "mpeg4": "MPEG-4 Part 2", "prores": "ProRes"][video.codec] ?? video.codec
+        return "its video is \(name), which only some browsers play"
+    }
+
+    /// The largest side of the copy, and the other side's limit.
+    public static let longSide = 1280
+    public static let shortSide = 720
+
+    /// Writes the copy of `source` to `path`: re-encoded (libx264 `veryfast`, CRF 26), turned
+    /// upright, scaled down to fit `longSide`×`shortSide` keeping its shape, at most 30 frames a
+    /// second; the sound kept.
+    ///
+    /// - Parameters:
+    ///   - progress: 0…1 as frames are written.
+    ///   - shouldStop: asked before each frame; true stops with a `cancelled` error and removes
+    ///     what was written.
+    @discardableResult
+    public static func make(
+        of source: String, to path: String, progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil
+    ) throws(MediaError) -> ExportResult {
+        let reader = try MediaReader(.file(source))
+        guard let video = reader.videoStream, let shown = shownSize(video),
+            let duration = reader.duration ?? video.duration, duration > .zero
+        else {
+            throw MediaError(.invalidArgument, operation: "copy \(source) for browsers", message: "it has no video")
+        }
+        let size = fitted(width: shown.width, height: shown.height)
+        let rate = video.frameRate.map { $0.doubleValue > 30.5 ? Rational(30, 1) : $0 } ?? Rational(30, 1)
+        let clip = Clip(id: "copy", source: source, range: TimeRange(start: .zero, end: duration))
+        let project = Project(
+            timeline: Timeline(clips: [clip]), width: size.width, height: size.height, frameRate: rate)
+        do {
+            return try TimelineExporter.export(
+                project, to: path, mode: .reencode, crf: 26, preset: "veryfast", progress: progress,
+                shouldStop: shouldStop)
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// The picture size of `path`'s video as shown (turned upright).
+    public static func size(of path: String) throws(MediaError) -> (width: Int, height: Int) {
+        guard let video = try MediaReader(.file(path)).videoStream, let shown = shownSize(video) else {
+            throw MediaError(.invalidArgument, operation: "read \(path)", message: "it has no video")
+        }
+        return shown
+    }
+
+    /// A video stream's picture size turned upright; nil when it has none.
+    static func shownSize(_ video: StreamInfo) -> (width: Int, height: Int)? {
+        guard let width = video.width, let height = video.height else { return nil }
+        return video.rotation % 180 == 90 ? (height, width) : (width, height)
+    }
+
+    /// `width`×`height` scaled down (never up) to fit `longSide` by `shortSide` the same way
+    /// round, both even.
+    public static func fitted(width: Int, height: Int) -> (width: Int, height: Int) {
+        let (long, short) = width >= height ? (longSide, shortSide) : (shortSide, longSide)
+        let scale = min(1, Double(long) / Double(width), Double(short) / Double(height))
+        let even = { (value: Double) in max(2, Int(value.rounded()) & ~1) }
+        return (even(Double(width) * scale), even(Double(height) * scale))
+    }
+}
