@@ -192,7 +192,7 @@ struct AppRoutesTests {
     }
 
     @Test(
-        "first frame for a browser that cannot show the video: H.265 and a portrait stored turned give a JPEG of the picture as analysed; not a video, too big, signed out are answered in words, nothing kept"
+        "first frame for a browser that cannot show the video: H.265 and a portrait stored turned give a JPEG of the picture as analysed; not a video, too big, signed out are answered in words; only the latest video sent is kept"
     )
     func firstFrameOfAVideoTheBrowserCannotShow() async throws {
         let folder = try temporaryDirectory()
@@ -212,11 +212,13 @@ struct AppRoutesTests {
         // them on their side); the still is the picture as shown, like the H.265 one.
         #expect(try FFprobeReport.read(turned).width == height)
         var stills: [[UInt8]] = []
+        var uploads: [String] = []
         for (path, size) in [(hevc, (width, height)), (turned, (width, height))] {
             let answer = try await server.request(
                 .POST, "/api/lebot/first-frame", token: user.token,
                 body: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
             #expect(answer.status == 200, "\(path): \(answer.text.prefix(300))")
+            uploads.append(answer.object["upload"] as? String ?? "")
             #expect(
                 answer.object["width"] as? Int == size.0 && answer.object["height"] as? Int == size.1,
                 "\(path): \(answer.object["width"] ?? 0)×\(answer.object["height"] ?? 0), not \(size)")
@@ -248,11 +250,79 @@ struct AppRoutesTests {
             #expect(refused.status == status && refused.text.contains(words), "\(refused.status) \(refused.text)")
             #expect(!refused.text.contains(server.directory), "a path in \(refused.text)")
         }
+        // Kept for the analysis: the latest video read, not the refused ones nor the one before.
         let left =
             (try? FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")) ?? []
-        #expect(left.isEmpty, "\(left)")
+        #expect(left == [".sent-\(uploads.last ?? "").mp4"], "\(left), sent \(uploads)")
         let video = Array(try Data(contentsOf: URL(fileURLWithPath: ring)))
         #expect(try await server.request(.POST, "/api/lebot/first-frame", body: video).status == 401)
+    }
+
+    @Test(
+        "an H.265 workout sent once for its first frame is analysed by its id with no second upload, and replayed from an H.264 copy of the same length; another user's id, a bad one, an old one and a replaced one are refused in words"
+    )
+    func sentVideoAnalysedByIDAndReplayedAsH264() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 3).first)
+        let hevc = folder + "/workout-hevc.mp4"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-i", workout.path, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                "log-level=error", "-tag:v", "hvc1", hevc,
+            ])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: hevc)))
+        let rim = workout.rim.map { String($0) }.joined(separator: ",")
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user()
+        let sentFrame = try await server.request(.POST, "/api/lebot/first-frame", token: user.token, body: bytes)
+        let id = try #require(sentFrame.object["upload"] as? String, "\(sentFrame.text.prefix(300))")
+        // Another user cannot name it: the same id is looked up in their own folder.
+        let other = try await server.user()
+        let stolen = try await server.request(.POST, "/api/lebot/workouts?upload=\(id)&rim=\(rim)", token: other.token)
+        #expect(stolen.status == 404 && stolen.text.contains("send it again"), "\(stolen.status) \(stolen.text)")
+        for bad in ["..%2F..%2Fsecrets", "a%0D%0Ab", String(repeating: "a", count: 65)] {
+            let refused = try await server.request(.POST, "/api/lebot/workouts?upload=\(bad)", token: user.token)
+            #expect(refused.status == 400 && refused.text.contains("upload"), "\(bad): \(refused.text)")
+        }
+        // By its id, with no body: the same shots as the video sent with the request.
+        let byID = try await server.request(.POST, "/api/lebot/workouts?upload=\(id)&rim=\(rim)", token: user.token)
+        #expect(byID.status == 201, "\(byID.text.prefix(300))")
+        let sentAgain = try await server.request(
+            .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: bytes)
+        #expect(sentAgain.status == 201, "\(sentAgain.text.prefix(300))")
+        let shots = { (reply: TestServer.Reply) in
+            ((reply.object["analysis"] as? [String: Any])?["shots"] as? [[String: Any]] ?? []).map {
+                "\($0["outcome"] ?? "") at \($0["releaseTime"] ?? "")"
+            }
+        }
+        #expect(!shots(byID).isEmpty && shots(byID) == shots(sentAgain), "\(shots(byID)) vs \(shots(sentAgain))")
+        // The replay is H.264 (every browser plays it), as long as the original, upright, with its sound.
+        let videoURL = try #require(byID.object["videoURL"] as? String)
+        let replay = try await server.request(.GET, videoURL, token: user.token)
+        let replayed = folder + "/replayed.mp4"
+        try Data(replay.body).write(to: URL(fileURLWithPath: replayed))
+        let (original, copy) = (try FFprobeReport.read(hevc), try FFprobeReport.read(replayed))
+        #expect(original.videoCodec == "hevc" && copy.videoCodec == "h264", "\(copy.videoCodec ?? "none")")
+        #expect(copy.width == original.width && copy.height == original.height)
+        #expect(
+            abs(Double(copy.videoFrames.count) - Double(original.videoFrames.count)) <= 1,
+            "\(copy.videoFrames.count) frames, not \(original.videoFrames.count)")
+        // Still there for another try (another rim); gone when replaced by another video, or an hour old.
+        #expect(
+            try await server.request(.POST, "/api/lebot/workouts?upload=\(id)&rim=\(rim)", token: user.token).status
+                == 201)
+        let next = try await server.request(.POST, "/api/lebot/first-frame", token: user.token, body: bytes)
+        let nextID = try #require(next.object["upload"] as? String)
+        let replaced = try await server.request(.POST, "/api/lebot/workouts?upload=\(id)", token: user.token)
+        #expect(replaced.status == 404 && replaced.text.contains("send it again"), "\(replaced.text)")
+        let sentFile = server.directory + "/workouts/\(user.id)/.sent-\(nextID).mp4"
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3700)], ofItemAtPath: sentFile)
+        let old = try await server.request(.POST, "/api/lebot/workouts?upload=\(nextID)", token: user.token)
+        #expect(old.status == 404 && old.text.contains("kept for an hour"), "\(old.text)")
+        #expect(!FileManager.default.fileExists(atPath: sentFile))
     }
 
     /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).

@@ -1,3 +1,4 @@
+import CameraAssemble
 import CameraCommon
 import CameraIO
 import Foundation
@@ -23,6 +24,8 @@ struct LeBotService: Sendable {
     /// Analyses in progress, by "user/analysis id": how far (0…1) and whether the user cancelled.
     let analyses = ProgressTable()
     let cancelled = ProgressTable()
+    /// How far the browser copy of an analysed video is (0…1), by the same key, while it is made.
+    let copies = ProgressTable()
     /// Gemini calls a day for all users together, on top of each user's per-minute limits.
     let budget: DailyBudget
 
@@ -103,7 +106,7 @@ struct LeBotService: Sendable {
             Route(
                 method: .post, path: "/api/lebot/workouts", access: .user,
                 summary:
-                    "Upload a workout video and get shots, chart and tips; the rim is found (422 when no hoop is clear) unless ?rim=x,y,w,h (its box) or ?rim=x,y (a point on it: the ring there is fitted)"
+                    "Upload a workout video and get shots, chart and tips; the rim is found (422 when no hoop is clear) unless ?rim=x,y,w,h (its box) or ?rim=x,y (a point on it: the ring there is fitted). ?upload=ID analyses the video sent to first-frame instead (no body). A video not every browser plays (H.265) is kept as an H.264 copy for the replay"
             ) { request, context in
                 try await analyzeWorkout(request, userID: try context.user())
             },
@@ -117,7 +120,7 @@ struct LeBotService: Sendable {
             Route(
                 method: .post, path: "/api/lebot/first-frame", access: .user,
                 summary:
-                    "The first frame of a workout video, upright as the analysis reads it, for a browser that cannot show the video (H.265): {picture (a JPEG data URL), width, height}"
+                    "The first frame of a workout video, upright as the analysis reads it, for a browser that cannot show the video (H.265): {picture (a JPEG data URL), width, height, upload}; the video is kept for an hour (one per account) to be analysed by ?upload=ID"
             ) { request, context in
                 try await firstFrame(request, userID: try context.user())
             },
@@ -133,11 +136,12 @@ struct LeBotService: Sendable {
             },
             Route(
                 method: .get, path: "/api/lebot/analyses/:id", access: .user,
-                summary: "How far the analysis sent with X-Analysis-ID: {id} is (0–1)"
+                summary:
+                    "How far the analysis sent with X-Analysis-ID: {id} is: {progress (0–1), copying (0–1, while the browser copy is made)}"
             ) { _, context in
                 let key = "\(try context.user())/\(try pathID(context))"
                 guard let fraction = analyses.get(key) else { throw APIError(.notFound, "no analysis in progress") }
-                return try json(["progress": fraction])
+                return try json(["progress": fraction, "copying": copies.get(key)].compactMapValues { $0 })
             },
             Route(
                 method: .delete, path: "/api/lebot/analyses/:id", access: .user,
@@ -291,7 +295,7 @@ struct LeBotService: Sendable {
             throw APIError(.badRequest, "rim: give the point tapped on the rim, ?rim=x,y as fractions of the picture")
         }
         let fit = try await readUpload(
-            request, userID: userID, name: "rim-fit", limit: Self.maxRimFitBytes,
+            request, userID: userID, limit: Self.maxRimFitBytes,
             accept: { ClipFiles.isVideo($0, options: .uploadedVideoOrPicture) },
             refusal: "the upload is not a PNG or JPEG picture (nor an MP4, QuickTime or WebM video)",
             what: "the picture",
@@ -302,44 +306,114 @@ struct LeBotService: Sendable {
     }
 
     /// The first frame of a video the page cannot show (its browser has no H.265 decoder), to mark
-    /// the rim on. The video is read and deleted; nothing is kept.
+    /// the rim on. The video is kept as the user's one sent video (``sentVideo(_:userID:)``), so
+    /// the analysis does not need it sent again.
     func firstFrame(_ request: Request, userID: String) async throws -> Response {
         try checkRoomForWorkout(user: userID)
+        let id = UUID().uuidString.lowercased()
         let still = try await readUpload(
-            request, userID: userID, name: "first-frame", limit: configuration.maxWorkoutBytes,
-            accept: { ClipFiles.isVideo($0) }, refusal: "the upload is not an MP4, QuickTime or WebM video",
-            what: "the video", read: { path throws(MediaError) in try RimFinder().firstFrameJPEG(of: path) })
+            request, userID: userID, to: sentVideo(id, userID: userID), keep: true,
+            limit: configuration.maxWorkoutBytes, accept: { ClipFiles.isVideo($0) },
+            refusal: "the upload is not an MP4, QuickTime or WebM video", what: "the video",
+            read: { path throws(MediaError) in try RimFinder().firstFrameJPEG(of: path) })
+        // One sent video per account: this one replaces the last (or another tab's).
+        forgetSentVideos(userID: userID, except: id)
         return try json(
             FirstFrame(
                 picture: "data:image/jpeg;base64," + Data(still.jpeg).base64EncodedString(), width: still.width,
-                height: still.height))
+                height: still.height, upload: id))
     }
 
     /// Receives the request's body into a hidden file in the user's workouts folder (at most
-    /// `limit` bytes, refused with `refusal` unless `accept` passes it), reads it with `read` on
-    /// the user's share of the media pool, and deletes it whatever happens. A file `read` cannot
-    /// read is a 400 naming `what`.
+    /// `limit` bytes, refused with `refusal` unless `accept` passes it) and reads it with `read` on
+    /// the user's share of the media pool. A file `read` cannot read is a 400 naming `what`. The
+    /// file is deleted whatever happens, unless `keep`: then it stays at `path` when it was read.
     func readUpload<T: Sendable>(
-        _ request: Request, userID: String, name: String, limit: Int,
+        _ request: Request, userID: String, to path: String? = nil, keep: Bool = false, limit: Int,
         accept: @escaping @Sendable (String) -> Bool, refusal: String, what: String,
         read: @escaping @Sendable (String) throws(MediaError) -> T
     ) async throws -> T {
-        let upload = files.workouts(userID: userID) + "/.\(name)-\(UUID().uuidString.lowercased())"
-        defer { unlink(upload) }
+        let upload = path ?? files.workouts(userID: userID) + "/.read-\(UUID().uuidString.lowercased())"
+        var kept = false
+        defer { if !kept { unlink(upload) } }
         _ = try await files.receive(
             request.body, to: upload, limit: limit,
             accept: { path in try await self.workers.run(user: userID) { accept(path) } }, refusal: refusal)
         do {
-            return try await workers.run(user: userID) { () throws(MediaError) -> T in try read(upload) }
+            let value = try await workers.run(user: userID) { () throws(MediaError) -> T in try read(upload) }
+            kept = keep
+            return value
         } catch let error as MediaError {
             throw APIError(.badRequest, "\(what) could not be read: \(error.message)")
         }
+    }
+
+    /// Replaces `video` by a copy every browser plays (``BrowserCopy``) when it needs one; whether
+    /// it did. A copy that fails leaves the original (the analysis stands; some browsers cannot
+    /// replay it); one stopped by `shouldStop` is a `cancelled` error.
+    static func replaceWithBrowserCopy(
+        _ video: String, progress: @escaping (Double) -> Void, shouldStop: @escaping () -> Bool
+    ) throws(MediaError) -> Bool {
+        guard (try? BrowserCopy.reason(for: video)) != nil else { return false }
+        let copy = AtomicFile.folder(of: video) + "/.copy-" + (video as NSString).lastPathComponent
+        do {
+            try BrowserCopy.make(of: video, to: copy, progress: progress, shouldStop: shouldStop)
+        } catch {
+            if error.kind == .cancelled { throw error }
+            return false
+        }
+        return rename(copy, video) == 0
     }
 
     struct FirstFrame: Encodable {
         var picture: String
         var width: Int
         var height: Int
+        /// The video's id for `POST /api/lebot/workouts?upload=ID`.
+        var upload: String
+    }
+
+    /// How long a video sent for its first frame is kept for the analysis.
+    static let sentVideoLifetime: TimeInterval = 3600
+    static let sentVideoPrefix = ".sent-"
+
+    /// Where the video sent for its first frame with `id` is kept: hidden in the user's workouts
+    /// folder, so the account's deletion removes it too.
+    func sentVideo(_ id: String, userID: String) -> String {
+        files.workouts(userID: userID) + "/\(Self.sentVideoPrefix)\(id).mp4"
+    }
+
+    /// Deletes the user's sent videos older than `age` seconds, or all but the one named `except`.
+    func forgetSentVideos(userID: String, olderThan age: TimeInterval = 0, except id: String? = nil) {
+        let folder = files.workouts(userID: userID)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasPrefix(Self.sentVideoPrefix) {
+            let path = folder + "/" + name
+            guard path != id.map({ sentVideo($0, userID: userID) }) else { continue }
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            if Date().timeIntervalSince(modified ?? .distantPast) >= age { unlink(path) }
+        }
+    }
+
+    /// The video named by `?upload=ID` (sent earlier for its first frame), linked at `video`; false
+    /// when the request names none. 400 for an id that cannot be one, 404 when it is gone.
+    func takeSentVideo(_ request: Request, userID: String, to video: String) throws -> Bool {
+        guard let given = request.uri.queryParameters.get("upload") else { return false }
+        let id = String(given)
+        guard isValidID(id) else { throw APIError(.badRequest, "upload: not an id that first-frame gave") }
+        forgetSentVideos(userID: userID, olderThan: Self.sentVideoLifetime)
+        let sent = sentVideo(id, userID: userID)
+        guard FileManager.default.fileExists(atPath: sent) else {
+            throw APIError(
+                .notFound,
+                "the video sent earlier is no longer on the server (it is kept for an hour, and only the latest one); send it again"
+            )
+        }
+        // A second name for the same file: the sent video stays for another analysis (another rim).
+        guard link(sent, video) == 0 else {
+            throw APIError(.internalServerError, "the video sent earlier could not be used; send it again")
+        }
+        return true
     }
 
     func analyzeWorkout(_ request: Request, userID: String) async throws -> Response {
@@ -349,20 +423,24 @@ struct LeBotService: Sendable {
         let id = UUID().uuidString.lowercased()
         let folder = files.workouts(userID: userID)
         let video = folder + "/\(id).mp4"
-        _ = try await files.receive(
-            request.body, to: video, limit: configuration.maxWorkoutBytes,
-            accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
-            refusal: "the upload is not an MP4, QuickTime or WebM video")
+        if try !takeSentVideo(request, userID: userID, to: video) {
+            _ = try await files.receive(
+                request.body, to: video, limit: configuration.maxWorkoutBytes,
+                accept: { path in try await self.workers.run(user: userID) { ClipFiles.isVideo(path) } },
+                refusal: "the upload is not an MP4, QuickTime or WebM video")
+        }
         // The client names the analysis (X-Analysis-ID) to ask how far it is, or to cancel it.
         let key = request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil }
-        let (progress, cancelled) = (analyses, self.cancelled)
+        let (progress, cancelled, copying) = (analyses, self.cancelled, copies)
         if let key { progress.set(key, 0) }
         defer {
             if let key {
                 progress.set(key, nil)
                 cancelled.set(key, nil)
+                copying.set(key, nil)
             }
         }
+        let shouldStop = { @Sendable in key.map { cancelled.get($0) != nil } ?? false }
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
@@ -371,7 +449,12 @@ struct LeBotService: Sendable {
                 analyzer.rimPoint = given?.point
                 return try analyzer.analyze(
                     video, progress: { fraction in if let key { progress.set(key, fraction) } },
-                    shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
+                    shouldStop: shouldStop)
+            }
+            // The replay: a video not every browser plays is kept as a copy that they do.
+            _ = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
+                try Self.replaceWithBrowserCopy(
+                    video, progress: { fraction in if let key { copying.set(key, fraction) } }, shouldStop: shouldStop)
             }
         } catch let error as APIError {
             unlink(video)

@@ -56,14 +56,15 @@ export async function api(path, options = {}, retried = false) {
 
 /**
  * Sends a file with progress (XMLHttpRequest: fetch cannot report upload progress). Returns
- * { done: Promise, cancel() }; `done` resolves to the parsed JSON answer.
+ * { done: Promise, cancel() }; `done` resolves to the parsed JSON answer. A null `file` sends
+ * an empty body (the request names what the server has already).
  */
 export function upload(path, file, { method = "PUT", headers = {}, onProgress = () => {} } = {}) {
   const request = new XMLHttpRequest();
   const done = new Promise((resolve, reject) => {
     request.open(method, path);
     request.setRequestHeader("X-CameraCore", "1");
-    if (file.type) request.setRequestHeader("Content-Type", file.type);
+    if (file && file.type) request.setRequestHeader("Content-Type", file.type);
     for (const [name, value] of Object.entries(headers)) request.setRequestHeader(name, value);
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.upload.onload = () => onProgress(1, true);
@@ -77,6 +78,8 @@ export function upload(path, file, { method = "PUT", headers = {}, onProgress = 
     request.onerror = () => reject(new APIError(0, "The upload failed: the connection to the server broke."));
     request.onabort = () => reject(Object.assign(new Error("cancelled"), { name: "AbortError" }));
     request.send(file);
+    // Nothing to send (the server has the file already): sent, once the caller holds the answer.
+    if (!file) setTimeout(() => onProgress(1, true));
   });
   return { done, cancel: () => request.abort() };
 }

@@ -10,6 +10,9 @@ let file = null;
 let fileURL = null;
 let rim = null;
 let sending = null;
+// The chosen video's id on the server when it was sent for its first frame (a browser that cannot
+// show it): the analysis names it instead of sending the video again.
+let sent = null;
 
 export async function show() { await loadHistory(); }
 
@@ -44,6 +47,7 @@ function choose() {
   clearErrors($("coach"));
   file = $("workout-file").files[0] || null;
   rim = null;
+  sent = null;
   zoomCrop = null;
   $("rim-box").hidden = true;
   $("rim-zoom-step").hidden = true;
@@ -92,6 +96,7 @@ async function stillFromServer(chosen, ready) {
   try {
     const frame = await upload("/api/lebot/first-frame", chosen, { method: "POST" }).done;
     if (file !== chosen) return; // another video was chosen meanwhile
+    sent = frame.upload;
     const shown = $("workout-still");
     await new Promise((resolve, reject) => { shown.onload = resolve; shown.onerror = reject; shown.src = frame.picture; });
     shown.hidden = false;
@@ -257,7 +262,7 @@ async function previewFit(tapped) {
 async function analyse() {
   if (!file) return;
   const numbers = rim && (rim.point ? [rim.point.x, rim.point.y] : [rim.x, rim.y, rim.width, rim.height]);
-  const query = rim ? `?rim=${encodeURIComponent(numbers.map((value) => value.toFixed(4)).join(","))}` : "";
+  const rimQuery = rim ? `rim=${encodeURIComponent(numbers.map((value) => value.toFixed(4)).join(","))}` : "";
   const id = crypto.randomUUID();
   let polling = null;
   $("analyse").disabled = true;
@@ -265,30 +270,48 @@ async function analyse() {
   $("analyse-bar").hidden = false;
   $("analyse-bar").value = 0;
   $("rim-error").textContent = "";
-  const analysing = (fraction) => {
+  const analysing = ({ progress, copying }) => {
+    const fraction = copying == null ? progress : copying;
     $("analyse-bar").value = fraction;
-    $("analyse-text").textContent = `Analysing the shots: ${Math.round(fraction * 100)} %`;
+    $("analyse-text").textContent = copying == null
+      ? `Analysing the shots: ${Math.round(fraction * 100)} %`
+      : `Making a copy of the video that this browser can play, for the replay: ${Math.round(fraction * 100)} %`;
   };
-  try {
-    sending = upload(`/api/lebot/workouts${query}`, file, {
+  // The video itself, or (sent already for its first frame) its id on the server.
+  const send = (byID) => {
+    const query = [byID ? `upload=${encodeURIComponent(sent)}` : "", rimQuery].filter(Boolean).join("&");
+    sending = upload(`/api/lebot/workouts${query ? `?${query}` : ""}`, byID ? null : file, {
       method: "POST",
       headers: { "X-Analysis-ID": id },
-      onProgress: (fraction, sent) => {
-        if (!sent) {
+      onProgress: (fraction, there) => {
+        if (!there) {
           $("analyse-bar").value = fraction;
           $("analyse-text").textContent = `Uploading ${megabytes(file.size)}: ${Math.round(fraction * 100)} %`;
           return;
         }
         // The file is there: the server reports how far the analysis is, and can stop it.
-        analysing(0);
+        analysing({ progress: 0 });
         sending.analysisID = id;
         polling = setInterval(async () => {
-          try { analysing((await api(`/api/lebot/analyses/${id}`)).progress); } catch (_) { /* finished or not begun */ }
+          try { analysing(await api(`/api/lebot/analyses/${id}`)); } catch (_) { /* finished or not begun */ }
         }, 500);
       },
     });
-    const result = await sending.done;
-    showResult(result, fileURL);
+    return sending.done;
+  };
+  try {
+    let result;
+    try {
+      result = await send(sent != null);
+    } catch (error) {
+      // Gone from the server (kept an hour, the latest only): sent again.
+      if (sent == null || error.status !== 404) throw error;
+      sent = null;
+      clearInterval(polling);
+      result = await send(false);
+    }
+    // The video on this device when this browser plays it; else the server's copy, made to play.
+    showResult(result, $("workout-still").hidden ? fileURL : null, true);
     loadHistory();
   } catch (error) {
     if (error.name === "AbortError" || error.status === 409) toast("Analysis cancelled.");
@@ -329,7 +352,7 @@ function arc(shot) {
   return `${Math.abs(shot.arcFeet).toFixed(1)} ft ${shot.arcFeet < 0 ? "under" : "over"} the rim`;
 }
 
-function showResult(result, localURL = null) {
+function showResult(result, localURL = null, justAnalysed = false) {
   const analysis = result.analysis;
   const shots = analysis.shots;
   const made = shots.filter((shot) => shot.outcome === "MAKE").length;
@@ -367,7 +390,7 @@ function showResult(result, localURL = null) {
   if (analysis.ballCue === "brightness") {
     $("workout-rim").textContent += " The ball did not look orange, so LeBot followed it by its brightness against the background.";
   }
-  if (used && !$("rim-step").hidden && localURL) {
+  if (used && !$("rim-step").hidden && justAnalysed) {
     draw(used);
     enlarge(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}), true);
   }
