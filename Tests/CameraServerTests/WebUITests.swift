@@ -1437,6 +1437,24 @@ struct WebUITests {
                 for: "the shot playing", timeout: .seconds(10),
                 "const v = document.getElementById('replay'); return !v.paused && v.currentTime > 0")
             try await browser.screenshot("coach-gym", .phone)
+            // Gone from the server (an hour later, or replaced from another tab): Analyse again
+            // sends the video itself, and the result comes as before.
+            let folder = server.directory + "/workouts/\(user.id)"
+            let kept = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".sent-") }
+            #expect(kept.count == 1, "\(kept)")
+            for name in kept { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+            try await browser.run("document.getElementById('workout-result').hidden = true; return true")
+            try await browser.click("#analyse")
+            try await browser.wait(
+                for: "the result again", timeout: .seconds(90),
+                "return !document.getElementById('workout-result').hidden")
+            #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
+            let again =
+                try await browser.run(
+                    "return performance.getEntriesByType('resource').filter(e => e.initiatorType === 'xmlhttprequest' && /\\/api\\/lebot\\/workouts/.test(e.name)).map(e => e.name.replace(location.origin, ''))"
+                ) as? [String] ?? []
+            #expect(
+                again.count == 3 && again[1].contains("upload=") && !again[2].contains("upload="), "\(again)")
         }
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         let id = try #require(history.first?["id"] as? String)
