@@ -270,6 +270,32 @@ struct LiveAndSyncTests {
         #expect(out.status == 0 && !FileManager.default.fileExists(atPath: saved))
     }
 
+    @Test(
+        "the service worker keeps every script, style and page of the app for offline use, and names no file that is not there"
+    )
+    func serviceWorkerShellIsComplete() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let publicFolder = root.appendingPathComponent("Sources/CameraServer/Public").path
+        let worker = try String(contentsOfFile: publicFolder + "/sw.js", encoding: .utf8)
+        // A module missing from the shell breaks every import of it offline; a name with no file
+        // makes the worker's install fail, so nothing at all is kept.
+        let files = try #require(
+            worker.components(separatedBy: "const FILES = [").last?.components(separatedBy: "];").first)
+        // The quoted names: every other piece between quotes.
+        let listed = Set(files.components(separatedBy: "\"").enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+            .subtracting(["/"])
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: publicFolder + "/js").filter {
+            $0.hasSuffix(".js")
+        }
+        let shell = Set(scripts.map { "/js/" + $0 } + ["/index.html", "/style.css", "/offline.html", "/manifest.json"])
+        #expect(shell.subtracting(listed).isEmpty, "not kept offline: \(shell.subtracting(listed).sorted())")
+        for name in listed {
+            #expect(
+                FileManager.default.fileExists(atPath: publicFolder + name), "sw.js names \(name), which is not there")
+        }
+    }
+
     @Test("docs/openapi.json lists exactly the server's routes, with the right security")
     func openAPIIsTrue() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -4,6 +4,7 @@
 // video jumping to a shot when it is tapped. Workouts stay in the account's history.
 import { api, upload } from "./api.js";
 import * as live from "./live.js";
+import { RimZoom } from "./rimzoom.js";
 import { $, clearErrors, confirm, count, el, fieldError, fractionAt, megabytes, placeOver, sizeOf, still, toast, words } from "./ui.js";
 
 let file = null;
@@ -48,9 +49,8 @@ function choose() {
   file = $("workout-file").files[0] || null;
   rim = null;
   sent = null;
-  zoomCrop = null;
   $("rim-box").hidden = true;
-  $("rim-zoom-step").hidden = true;
+  zoom.hide();
   $("analyse").disabled = true;
   if (fileURL) URL.revokeObjectURL(fileURL);
   fileURL = null;
@@ -131,7 +131,7 @@ function markRim(surface, shown, toPicture, fromZoom) {
     if (!start) return;
     const dragging = box(toPicture(start), toPicture(at(event)));
     draw(dragging);
-    if (fromZoom) showZoom(dragging);
+    if (fromZoom) zoom.show(dragging);
   });
   surface.addEventListener("pointerup", (event) => {
     if (!start) return;
@@ -149,67 +149,9 @@ function markRim(surface, shown, toPicture, fromZoom) {
   });
 }
 
-// ---- The rim enlarged ----
-// On a phone a real rim, 3–5 % of the picture wide, is 12–20 px across: too small to see whether
-// the box sits on the ring, or to tap the ring exactly. Once a rim is marked or found, the first
-// frame around it is shown enlarged below the picture, with the box; a tap or a drag there places
-// the rim as one on the picture does, several times finer.
+// ---- The rim enlarged (rimzoom.js): the first frame around the rim, below the picture ----
 
-/** The part of the picture shown enlarged, as fractions of it (x, y, width, height); null: none. */
-let zoomCrop = null;
-
-/** Frames the enlarged view on `r`: about four rims wide (a tap: 20 % of the picture), 2:1. */
-function zoomAround(r) {
-  const [pictureWidth, pictureHeight] = pictureSize();
-  if (!pictureWidth || !pictureHeight) return;
-  const centre = r.point || { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-  const width = r.point ? 0.2 : Math.min(Math.max(4 * r.width, 0.15), 0.6);
-  const height = Math.min((width * pictureWidth) / (2 * pictureHeight), 1);
-  const clamp = (value, size) => Math.min(Math.max(value - size / 2, 0), 1 - size);
-  zoomCrop = { x: clamp(centre.x, width), y: clamp(centre.y, height), width, height };
-}
-
-/** Whether `r` lies inside the enlarged view. */
-function inZoom(r) {
-  const c = zoomCrop;
-  return c && r.x >= c.x && r.y >= c.y && r.x + r.width <= c.x + c.width && r.y + r.height <= c.y + c.height;
-}
-
-/** Shows `r` enlarged: framed anew unless `keep` and it is inside the view already. */
-function enlarge(r, keep) {
-  if (!keep || !inZoom(r)) zoomAround(r);
-  showZoom(r);
-}
-
-/** Draws the enlarged view with the rim `r` on it (its box, and the tap as a cross). */
-function showZoom(r) {
-  const [w, h] = pictureSize();
-  const c = zoomCrop;
-  if (!c || !r || !w) { $("rim-zoom-step").hidden = true; return; }
-  $("rim-zoom-step").hidden = false;
-  const canvas = $("rim-zoom");
-  const scale = window.devicePixelRatio || 1;
-  canvas.width = Math.round((canvas.clientWidth || 640) * scale);
-  canvas.height = Math.round(canvas.width / 2);
-  const context = canvas.getContext("2d");
-  context.drawImage(picture(), c.x * w, c.y * h, c.width * w, c.height * h, 0, 0, canvas.width, canvas.height);
-  const [sx, sy] = [canvas.width / c.width, canvas.height / c.height];
-  context.lineWidth = 2 * scale;
-  context.setLineDash([6 * scale, 4 * scale]);
-  context.strokeStyle = "#00e5ff";
-  context.strokeRect((r.x - c.x) * sx, (r.y - c.y) * sy, r.width * sx, r.height * sy);
-  if (r.point) {
-    const [px, py, arm] = [(r.point.x - c.x) * sx, (r.point.y - c.y) * sy, 6 * scale];
-    context.setLineDash([]);
-    context.strokeStyle = "#ff3b30";
-    context.beginPath();
-    context.moveTo(px - arm, py); context.lineTo(px + arm, py);
-    context.moveTo(px, py - arm); context.lineTo(px, py + arm);
-    context.stroke();
-  }
-  canvas.dataset.crop = [c.x, c.y, c.width, c.height].map((value) => value.toFixed(5)).join(",");
-  $("rim-zoom-caption").textContent = `The rim ${Math.round(1 / c.width)}× larger, dashed box: the rim LeBot uses${r.point ? ", red cross: your tap" : ""}. If the box is not on the ring, tap the ring here (or drag a box around it).`;
-}
+const zoom = new RimZoom({ step: "rim-zoom-step", canvas: "rim-zoom", caption: "rim-zoom-caption" }, () => picture());
 
 function box(a, b) {
   return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.max(Math.abs(a.x - b.x), 0.01), height: Math.max(Math.abs(a.y - b.y), 0.01) };
@@ -223,7 +165,7 @@ function setRim(r, fromZoom = false) {
   rim = r;
   draw(r);
   // A mark on the picture frames the enlarged view anew; one in the enlarged view keeps it still.
-  enlarge(r, fromZoom);
+  zoom.enlarge(r, fromZoom);
   $("analyse").disabled = false;
   $("rim-error").textContent = "";
   $("rim-help").textContent = r.point
@@ -247,7 +189,7 @@ async function previewFit(tapped) {
     if (rim !== tapped) return; // tapped again meanwhile
     rim = Object.assign({}, fit.rim, { point: tapped.point, fitted: fit.fitted });
     draw(rim);
-    enlarge(rim, true);
+    zoom.enlarge(rim, true);
     $("rim-help").textContent = fit.fitted
       ? "Ring found where you tapped: the box on the picture. Press Analyse, or tap again to move it."
       : "No ring was clear where you tapped, so LeBot will use a box of typical size there. Tap right on the rim, or drag a box around it.";
@@ -392,7 +334,7 @@ function showResult(result, localURL = null, justAnalysed = false) {
   }
   if (used && !$("rim-step").hidden && justAnalysed) {
     draw(used);
-    enlarge(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}), true);
+    zoom.enlarge(Object.assign({}, used, rim && rim.point ? { point: rim.point } : {}), true);
   }
   $("chart").src = result.chartURL;
   // No video, no player (an empty src would be the page's own URL, a broken player).
@@ -446,6 +388,6 @@ export function wire() {
   $("analyse").addEventListener("click", analyse);
   $("analyse-cancel").addEventListener("click", cancel);
   markRim($("rim-stage"), { getBoundingClientRect: () => picture().getBoundingClientRect() }, (point) => point, false);
-  markRim($("rim-zoom"), $("rim-zoom"), (point) => ({ x: zoomCrop.x + point.x * zoomCrop.width, y: zoomCrop.y + point.y * zoomCrop.height }), true);
+  markRim($("rim-zoom"), $("rim-zoom"), (point) => zoom.toPicture(point), true);
   live.wire(() => loadHistory().catch(() => {}));
 }

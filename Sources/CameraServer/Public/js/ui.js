@@ -138,8 +138,10 @@ export function still(video, maxWidth = Infinity) {
   return canvas;
 }
 
-/** The size in pixels of a picture (an <img>: its own) or a video (its frames'). */
+/** The size in pixels of a picture (an <img>: its own; a <canvas>: its own) or a video (its frames'). */
 export function sizeOf(picture) {
+  if (!picture) return [0, 0];
+  if (picture.tagName === "CANVAS") return [picture.width, picture.height];
   return picture.tagName === "IMG" ? [picture.naturalWidth, picture.naturalHeight] : [picture.videoWidth, picture.videoHeight];
 }
 
