@@ -68,10 +68,13 @@ struct WebUITests {
     }
 
     /// The part of the picture the coach page shows enlarged under it (fractions of the picture),
-    /// once that is shown.
-    static func zoomCrop(_ browser: Browser) async throws -> (x: Double, y: Double, width: Double, height: Double) {
-        try await browser.wait(for: "the rim enlarged", "return !document.getElementById('rim-zoom-step').hidden")
-        let crop = try await browser.run("return document.getElementById('rim-zoom').dataset.crop || ''") as? String
+    /// once that is shown: the video's (`rim-zoom`) or the live camera's (`live-zoom`).
+    static func zoomCrop(_ browser: Browser, canvas: String = "rim-zoom") async throws -> (
+        x: Double, y: Double, width: Double, height: Double
+    ) {
+        try await browser.wait(
+            for: "the rim enlarged", "return !document.getElementById('\(canvas)').parentElement.hidden")
+        let crop = try await browser.run("return document.getElementById('\(canvas)').dataset.crop || ''") as? String
         let values = (crop ?? "").split(separator: ",").compactMap { Double($0) }
         try #require(values.count == 4, "data-crop: \(crop ?? "none")")
         return (values[0], values[1], values[2], values[3])
@@ -1465,7 +1468,7 @@ struct WebUITests {
     }
 
     @Test(
-        "live training at a rim LeBot cannot find: the page says to tap it, the last picture stays, a tap starts again with the ring there fitted and drawn"
+        "live training at a rim LeBot cannot find: the page says to tap it, the last picture stays, a tap starts again with the ring there fitted and drawn, and shows the rim enlarged, where a tap on the ring is the point the next session fits"
     )
     func liveTrainingTapTheRim() async throws {
         let folder = try temporaryDirectory()
@@ -1501,6 +1504,29 @@ struct WebUITests {
             let drawn = try await browser.placed("#live-rim-box", over: "#live-preview")
             #expect(Self.onTheGreyRing(drawn), "\(String(describing: drawn))")
             try await browser.screenshot("coach-live-tapped", .phone)
+            // Below the picture, the still of the tap enlarged 5× around it; a tap on the ring there
+            // starts again with that point, several times finer (what the session is asked to fit).
+            try await browser.run(
+                "const W = window.WebSocket; window.sockets = []; window.WebSocket = class extends W { constructor(u, p) { super(u, p); window.sockets.push(String(u)); } }; return true"
+            )
+            let crop = try await Self.zoomCrop(browser, canvas: "live-zoom")
+            #expect(abs(crop.width - 0.2) < 0.001 && crop.x < 0.632 && crop.x + crop.width > 0.632, "\(crop)")
+            let centre = (x: 0.625, y: 115.0 / 360 + 5.0 / 360)
+            try await browser.click(
+                "#live-zoom", atFraction: (centre.x - crop.x) / crop.width, (centre.y - crop.y) / crop.height)
+            try await browser.wait(
+                for: "the session started again from the enlarged tap", timeout: .seconds(40),
+                "return window.sockets.length > 0 && document.getElementById('live-status').innerText.startsWith('Rim fitted to the ring you tapped')"
+            )
+            let socket = try await browser.run("return window.sockets[0]") as? String ?? ""
+            let point = (URLComponents(string: socket)?.queryItems?.first { $0.name == "rim" }?.value ?? "")
+                .split(separator: ",").compactMap { Double($0) }
+            #expect(
+                point.count == 2 && abs(point[0] - centre.x) < 0.003 && abs(point[1] - centre.y) < 0.003,
+                "\(socket): the tap on the enlarged ring, not the first tap (0.632, 0.34)")
+            #expect(try await Self.zoomCrop(browser, canvas: "live-zoom") == crop, "the view moved")
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-live-zoom", .phone)
             try await browser.click("#live-stop")
             try await browser.wait(
                 for: "the end", timeout: .seconds(30),

@@ -5,6 +5,7 @@
 // painted orange, seen from the side where the board's square does not show) is tapped in the
 // picture: the session starts again with the ring there fitted.
 import { sendRecording, webmType } from "./recording.js";
+import { RimZoom } from "./rimzoom.js";
 import { $, el, fractionAt, placeOver, still, toast } from "./ui.js";
 
 let session = null;
@@ -13,6 +14,10 @@ let saved = () => {};
 let tapped = null;
 /** Whether the camera is being opened (a second tap or click meanwhile would start a second session). */
 let opening = false;
+/** The camera's picture when the rim was tapped or found (a canvas): the moving picture cannot be
+ * enlarged, so this still of it is, below the picture (only taps there: the session takes a point). */
+let shot = null;
+const zoom = new RimZoom({ step: "live-zoom-step", canvas: "live-zoom", caption: "live-zoom-caption" }, () => shot, { boxes: false });
 
 export function supported() {
   return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && webmType() !== null;
@@ -48,6 +53,8 @@ async function start() {
   session = current;
   const preview = $("live-preview");
   preview.removeAttribute("poster");
+  // A rim tapped stays enlarged for the sessions that follow; one found is found again.
+  if (!tapped) zoom.hide();
   preview.srcObject = stream;
   preview.play().catch(() => {});
   $("live-area").hidden = false;
@@ -86,6 +93,9 @@ function handle(current, note) {
     case "rim": {
       const [x, y, width, height] = String(note.rim).split(",").map(Number);
       placeOver($("live-rim-box"), $("live-preview"), { x, y, width, height });
+      // Enlarged below: the still of the tap, or (found by the server) of now.
+      if (note.fitted === undefined || !shot) shot = picture();
+      if (shot) zoom.enlarge(Object.assign({ x, y, width, height }, note.fitted === undefined ? {} : { point: tapped }), note.fitted !== undefined);
       const moved = String(note.evidence || "").startsWith("the picture around the rim went");
       status(note.fitted === true ? "Rim fitted to the ring you tapped (the box on the picture). Shoot! LeBot is watching."
         : note.fitted === false ? "No ring was clear where you tapped, so LeBot uses a box of typical size there. Shoot! If it is not on the rim, tap the rim again."
@@ -128,20 +138,43 @@ function handle(current, note) {
 }
 
 /** The camera's last picture stays on the page when the session ends, for a tap on the rim. */
+let lastPicture = null;
 function keepPicture() {
   const preview = $("live-preview");
-  if (preview.videoWidth) preview.poster = still(preview).toDataURL("image/jpeg", 0.85);
+  if (!preview.videoWidth) return;
+  lastPicture = still(preview);
+  preview.poster = lastPicture.toDataURL("image/jpeg", 0.85);
+}
+
+/** A still of the camera's picture now (or its last one, when the session has ended); null: none. */
+function picture() {
+  const preview = $("live-preview");
+  return preview.videoWidth ? still(preview) : lastPicture;
 }
 
 /** A tap on the picture is a point on the rim: the session starts (again) with the ring there fitted. */
 function tap(event) {
   const preview = $("live-preview");
   if (opening || (!preview.srcObject && !preview.poster)) return;
-  tapped = fractionAt(preview, event);
+  shot = picture();
+  mark(fractionAt(preview, event), false);
+}
+
+/** A tap on the enlarged picture: the same, several times finer, and the view stays still. */
+function tapZoom(event) {
+  if (opening || !zoom.crop) return;
+  mark(zoom.toPicture(fractionAt($("live-zoom"), event)), true);
+}
+
+function mark(point, fromZoom) {
+  const preview = $("live-preview");
+  tapped = point;
   // Until the server has fitted it, a box of typical size (7 % by 2.5 % of the picture) shows where it landed.
-  placeOver($("live-rim-box"), preview, {
+  const typical = {
     x: Math.min(Math.max(tapped.x - 0.035, 0), 0.93), y: Math.min(Math.max(tapped.y - 0.0125, 0), 0.975), width: 0.07, height: 0.025,
-  });
+  };
+  placeOver($("live-rim-box"), preview, typical);
+  if (shot) zoom.enlarge(Object.assign(typical, { point: tapped }), fromZoom);
   $("live-help").textContent = "Rim tapped: each session fits the ring around this point. Tap again to move it.";
   if (session) {
     // Start again with the rim tapped (shots so far are saved, as with Stop).
@@ -187,4 +220,5 @@ export function wire(onSaved) {
   $("live-start").addEventListener("click", start);
   $("live-stop").addEventListener("click", stop);
   $("live-stage").addEventListener("click", tap);
+  $("live-zoom").addEventListener("click", tapZoom);
 }
