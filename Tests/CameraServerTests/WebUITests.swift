@@ -1168,6 +1168,13 @@ struct WebUITests {
             try await browser.wait(
                 for: "the rim", timeout: .seconds(30),
                 "return document.getElementById('live-status').innerText.startsWith('Rim found')")
+            // The rim found is shown enlarged under the picture, to be checked (and tapped if wrong).
+            let crop = try await Self.zoomCrop(browser, canvas: "live-zoom")
+            let rim = workout.rim
+            #expect(
+                crop.x <= rim[0] && crop.y <= rim[1] && crop.x + crop.width >= rim[0] + rim[2]
+                    && crop.y + crop.height >= rim[1] + rim[3] && rim[2] / crop.width >= 0.15,
+                "\(crop) against the rim \(rim)")
             try await browser.wait(
                 for: "every shot of one pass of the video", timeout: .seconds(workout.duration + 40),
                 "return document.querySelectorAll('#live-shots li').length >= \(shots.count)")
