@@ -29,20 +29,96 @@ public enum BrowserCopy {
 
     /// Writes the copy of `source` to `path`: re-encoded (libx264 `veryfast`, CRF 26), turned
     /// upright, scaled down to fit `longSide`×`shortSide` keeping its shape, at most 30 frames a
-    /// second; the sound kept.
+    /// second (every second frame of 60); AAC sound copied as it is, any other sound re-encoded.
+    ///
+    /// The frames go straight from the decoder (every core, scaled and in YUV there) to the
+    /// encoder: no RGBA picture, no timeline.
     ///
     /// - Parameters:
-    ///   - progress: 0…1 as frames are written.
-    ///   - shouldStop: asked before each frame; true stops with a `cancelled` error and removes
+    ///   - progress: 0…1 as the source is read.
+    ///   - shouldStop: asked before each sample; true stops with a `cancelled` error and removes
     ///     what was written.
     @discardableResult
     public static func make(
         of source: String, to path: String, progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil
     ) throws(MediaError) -> ExportResult {
+        let operation = "copy \(source) for browsers"
         let reader = try MediaReader(.file(source))
         guard let video = reader.videoStream, let shown = shownSize(video),
             let duration = reader.duration ?? video.duration, duration > .zero
         else {
+            throw MediaError(.invalidArgument, operation: operation, message: "it has no video")
+        }
+        if let audio = reader.audioStream, audio.codec != "aac" {
+            // Sound that MP4 players may not play (PCM, Opus…): the timeline re-encodes it to AAC.
+            return try makeThroughTimeline(
+                of: source, to: path, duration: duration, progress: progress, shouldStop: shouldStop)
+        }
+        let size = fitted(width: shown.width, height: shown.height)
+        let turned = video.rotation % 180 == 90
+        let rate = video.frameRate ?? Rational(30, 1)
+        // Every n-th frame: 60 → 30, 50 → 25, 120 → 30.
+        let every = max(1, Int((rate.doubleValue / 30).rounded(.up)))
+        let decoder = try VideoDecoder(
+            reader: reader, format: .yuv420p, size: turned ? (size.height, size.width) : size, every: every)
+        let encoder = try VideoEncoder(
+            settings: .init(
+                width: size.width, height: size.height,
+                frameRate: Rational(rate.numerator, rate.denominator * Int32(every)), crf: 26,
+                gopSize: max(1, Int((rate.doubleValue / Double(every) * 2).rounded())), preset: "veryfast"))
+        var streams = [encoder.stream]
+        var audio = reader.audioStream
+        audio?.index = 1
+        if let audio { streams.append(audio) }
+        let origin = reader.startTime ?? .zero
+        var frames = 0
+        do throws(MediaError) {
+            let writer = try MediaWriter(destination: .file(path), streams: streams)
+            func encode(_ decoded: [VideoFrame]) throws(MediaError) {
+                for var frame in decoded {
+                    frame.pts = frame.pts.map { $0 - origin }
+                    if video.rotation != 0 { frame = frame.rotated(clockwise: video.rotation) }
+                    for sample in try encoder.encode(frame) { try writer.write(sample) }
+                    frames += 1
+                }
+            }
+            while let sample = try reader.nextSample() {
+                if shouldStop?() == true {
+                    throw MediaError(.cancelled, operation: operation, message: "stopped before the end")
+                }
+                if sample.streamIndex == video.index {
+                    try encode(try decoder.decode(sample))
+                    // Decode times rise (presentation times go back and forth over B-frames).
+                    if let time = sample.decodeTime {
+                        progress?(min(max((time - origin).seconds / duration.seconds, 0), 1))
+                    }
+                } else if let source = reader.audioStream, sample.streamIndex == source.index {
+                    var copied = sample
+                    copied.streamIndex = 1
+                    copied.pts = sample.pts.map { $0 - origin }
+                    copied.dts = sample.dts.map { $0 - origin }
+                    try writer.write(copied)
+                }
+            }
+            try encode(try decoder.flush())
+            for sample in try encoder.finish() { try writer.write(sample) }
+            try writer.finish()
+        } catch {
+            unlink(path)
+            throw error
+        }
+        progress?(1)
+        return ExportResult(
+            mode: .reencode, reason: nil, videoFrames: frames, duration: duration.seconds, hasAudio: audio != nil)
+    }
+
+    /// The copy made through the timeline (decoded to RGBA, scaled, the sound mixed and encoded to AAC).
+    static func makeThroughTimeline(
+        of source: String, to path: String, duration: MediaTime, progress: ((Double) -> Void)?,
+        shouldStop: (() -> Bool)?
+    ) throws(MediaError) -> ExportResult {
+        let reader = try MediaReader(.file(source))
+        guard let video = reader.videoStream, let shown = shownSize(video) else {
             throw MediaError(.invalidArgument, operation: "copy \(source) for browsers", message: "it has no video")
         }
         let size = fitted(width: shown.width, height: shown.height)

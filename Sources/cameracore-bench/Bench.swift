@@ -232,6 +232,19 @@ struct Bench: ParsableCommand {
                 ],
                 maxRuns: 2),
         ]
+        // The replay copy of a phone's H.265 workout, as the server makes it, against the same
+        // conversion on the ffmpeg command line.
+        let phone = try Self.phoneVideo(in: work)
+        cases.append(
+            BenchCase(
+                name: "browser copy: 20 s 1080p60 H.265 to 720p30 H.264 (x264 veryfast crf 26, AAC)",
+                goal: "≤ 1.2",
+                ours: [cameracore, "playable", phone, "\(work)/ours-playable.mp4"],
+                theirs: [
+                    "ffmpeg", "-v", "error", "-y", "-i", phone, "-vf", "scale=1280:720,fps=30", "-c:v", "libx264",
+                    "-preset", "veryfast", "-crf", "26", "-c:a", "aac", "\(work)/ffmpeg-playable.mp4",
+                ],
+                maxRuns: 3))
         // CGame: the whole detection pipeline on 60 s of 1080p60 against decoding alone.
         let cgame = Self.siblingExecutable("cgame")
         let gameplay = try CGameBench.gameplayVideo(in: work)
@@ -292,18 +305,34 @@ struct Bench: ParsableCommand {
     /// The 60 s 1080p30 source, generated once: testsrc2 (moving, detailed), x264 veryfast at
     /// 8 Mbit/s, a keyframe every 2 s, AAC audio.
     static func sourceVideo(in work: String) throws -> String {
-        let path = "\(work)/source-1080p30-60s.mp4"
+        try generatedOnce(
+            "\(work)/source-1080p30-60s.mp4", size: "1920x1080", rate: 30, seconds: 60,
+            video: [
+                "-c:v", "libx264", "-preset", "veryfast", "-b:v", "8M", "-maxrate", "8M", "-bufsize", "16M",
+                "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-movflags", "+faststart",
+            ])
+    }
+
+    /// 20 s of 1080p60 H.265 with sound, as a phone records, generated once.
+    static func phoneVideo(in work: String) throws -> String {
+        try generatedOnce(
+            "\(work)/phone-1080p60-hevc-20s.mp4", size: "1920x1080", rate: 60, seconds: 20,
+            video: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1"])
+    }
+
+    /// `path`: testsrc2 at `size` and `rate` for `seconds` with a 440 Hz tone (AAC), encoded with
+    /// the `video` arguments; made the first time, then reused.
+    static func generatedOnce(_ path: String, size: String, rate: Int, seconds: Int, video: [String]) throws
+        -> String
+    {
         if FileManager.default.fileExists(atPath: path) { return path }
         FileHandle.standardError.write(Data("generating \(path) (once)…\n".utf8))
         try Subprocess.run(
             "ffmpeg",
             [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60",
-                "-c:v", "libx264", "-preset", "veryfast", "-b:v", "8M", "-maxrate", "8M", "-bufsize", "16M",
-                "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
-                "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "\(path).tmp.mp4",
-            ])
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate):duration=\(seconds)",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+            ] + video + ["-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "\(path).tmp.mp4"])
         try FileManager.default.moveItem(atPath: "\(path).tmp.mp4", toPath: path)
         return path
     }

@@ -31,9 +31,28 @@ struct BrowserCopyTests {
         #expect(probe.videoCodec == "h264" && probe.width == 1280 && probe.height == 720)
         #expect(probe.videoFrames.count == 60, "\(probe.videoFrames.count) frames for 2 s at 30 fps")
         #expect(abs((probe.formatDuration ?? 0) - 2) < 0.1, "\(probe.formatDuration ?? 0) s")
-        #expect(!probe.audioFrames.isEmpty)
+        // The sound copied as it was: every packet, at the same times.
+        let original = try FFprobeReport.read(phone.path)
+        #expect(
+            probe.audioFrames.count == original.audioFrames.count
+                && zip(probe.audioFrames, original.audioFrames).allSatisfy { abs($0.pts - $1.pts) < 0.001 },
+            "\(probe.audioFrames.count) sound packets, not \(original.audioFrames.count)")
         #expect(seen.last == 1 && seen == seen.sorted())
         #expect(try BrowserCopy.reason(for: output) == nil)
+    }
+
+    @Test("sound that is not AAC (PCM in a QuickTime file) is re-encoded to AAC, the picture H.264")
+    func otherSoundIsReencoded() throws {
+        let folder = try WorkingDirectory.temporary()
+        let camera = try TestMedia.lavfi(
+            in: folder.path, name: "camera.mov", width: 640, height: 360, frameRate: 30, seconds: 1, audio: true,
+            extraArguments: ["-c:v", "libx265", "-x265-params", "log-level=error", "-c:a", "pcm_s16le"])
+        let output = folder.file("copy.mp4")
+        let result = try BrowserCopy.make(of: camera.path, to: output)
+        let probe = try FFprobeReport.read(output)
+        #expect(result.hasAudio && probe.videoCodec == "h264" && probe.videoFrames.count == 30)
+        let audio = try MediaReader(.file(output)).audioStream
+        #expect(audio?.codec == "aac", "\(audio?.codec ?? "no sound")")
     }
 
     @Test("stopped part way, the copy is cancelled and nothing is left")
