@@ -80,6 +80,14 @@ struct WebUITests {
         return (values[0], values[1], values[2], values[3])
     }
 
+    /// The paths (and queries) of the page's XMLHttpRequests so far (its uploads, with progress)
+    /// whose path matches the regular expression `pattern`, oldest first.
+    static func uploads(_ browser: Browser, matching pattern: String) async throws -> [String] {
+        try await browser.run(
+            "const p = new RegExp(arguments[0]); return performance.getEntriesByType('resource').filter(e => e.initiatorType === 'xmlhttprequest' && p.test(new URL(e.name).pathname)).map(e => e.name.replace(location.origin, ''))",
+            [pattern]) as? [String] ?? []
+    }
+
     static func text(_ browser: Browser, _ css: String) async throws -> String {
         try await browser.run("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", [css])
             as? String ?? ""
@@ -1431,10 +1439,7 @@ struct WebUITests {
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
             #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim: the box you marked"))
             // Sent once: the analysis named the video sent for the first frame instead of sending it again.
-            let posts =
-                try await browser.run(
-                    "return performance.getEntriesByType('resource').filter(e => e.initiatorType === 'xmlhttprequest' && /\\/api\\/lebot\\/(workouts|first-frame)/.test(e.name)).map(e => e.name.replace(location.origin, ''))"
-                ) as? [String] ?? []
+            let posts = try await Self.uploads(browser, matching: "/api/lebot/(workouts|first-frame)")
             #expect(
                 posts.count == 2 && posts[0] == "/api/lebot/first-frame" && posts[1].contains("upload="), "\(posts)")
             // The replay is the server's H.264 copy: a picture, and a tap on the shot plays it.
@@ -1459,12 +1464,10 @@ struct WebUITests {
                 for: "the result again", timeout: .seconds(90),
                 "return !document.getElementById('workout-result').hidden")
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
-            let again =
-                try await browser.run(
-                    "return performance.getEntriesByType('resource').filter(e => e.initiatorType === 'xmlhttprequest' && /\\/api\\/lebot\\/workouts/.test(e.name)).map(e => e.name.replace(location.origin, ''))"
-                ) as? [String] ?? []
+            // The id first (answered 404), then the file.
+            let again = try await Self.uploads(browser, matching: "/api/lebot/(workouts|first-frame)")
             #expect(
-                again.count == 3 && again[1].contains("upload=") && !again[2].contains("upload="), "\(again)")
+                again.count == 4 && again[2].contains("upload=") && !again[3].contains("upload="), "\(again)")
         }
         let history = try await server.request(.GET, "/api/lebot/workouts", token: user.token).array
         let id = try #require(history.first?["id"] as? String)
