@@ -74,9 +74,10 @@ final class FrameConverter {
 
 extension VideoFrame {
     /// Bytes libswscale may write past the end of a packed plane. Its x86 RGB writers store 8
-    /// pixels at a time, so a row whose width is not a multiple of 16 (360, 1080: portrait
-    /// video) runs up to 8 pixels (32 bytes of RGBA) over: into the next row, which is written
-    /// after, and past the last row, into the heap (measured with Debian's FFmpeg 5.1).
+    /// pixels at a time, so a row whose width leaves 8 to 15 over a multiple of 16 (360 and
+    /// 1080: portrait video; 426, 540) runs up to 8 pixels (32 bytes of RGBA) over: into the
+    /// next row, which is written after, and past the last row, into the heap (measured with
+    /// Debian's FFmpeg 5.1; 352, 368, 640, 854, 1280, 1366, 1920 wrote nothing over).
     static let scalerSlack = 64
 
     /// A frame whose pixel bytes are allocated but not cleared, for converters that overwrite

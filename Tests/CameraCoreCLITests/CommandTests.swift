@@ -65,14 +65,14 @@ struct CommandTests {
     }
 
     @Test(
-        "portrait videos stored upright (widths 360, 1080, 200: not a multiple of 16) decode to RGBA without corrupting memory"
+        "portrait videos stored upright (widths 360, 1080, 540, 200: 8 or more over a multiple of 16) decode to RGBA without corrupting memory"
     )
     func portraitWidthsDecode() throws {
         // libswscale writes up to 32 bytes past a packed RGBA picture of such a width: before the
         // converter's planes had room for it, `check` (and every re-encoding export) aborted with
         // "free(): invalid next size".
         let folder = try WorkingDirectory.temporary()
-        for (width, height) in [(360, 640), (1080, 1920), (200, 100)] {
+        for (width, height) in [(360, 640), (1080, 1920), (540, 960), (200, 100)] {
             let video = try TestMedia.lavfi(
                 in: folder.path, name: "\(width).mp4", width: width, height: height, frameRate: 10, seconds: 1)
             let checked = try run(["check", video.path, "--pixel-format", "rgba"])
