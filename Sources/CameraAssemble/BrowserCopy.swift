@@ -49,12 +49,14 @@ public enum BrowserCopy {
         else {
             throw MediaError(.invalidArgument, operation: operation, message: "it has no video")
         }
+        let size = fitted(width: shown.width, height: shown.height)
         if let audio = reader.audioStream, audio.codec != "aac" {
             // Sound that MP4 players may not play (PCM, Opus…): the timeline re-encodes it to AAC.
+            let rate = video.frameRate.map { $0.doubleValue > 30.5 ? Rational(30, 1) : $0 } ?? Rational(30, 1)
             return try makeThroughTimeline(
-                of: source, to: path, duration: duration, progress: progress, shouldStop: shouldStop)
+                of: source, to: path, size: size, frameRate: rate, duration: duration, progress: progress,
+                shouldStop: shouldStop)
         }
-        let size = fitted(width: shown.width, height: shown.height)
         let turned = video.rotation % 180 == 90
         let rate = video.frameRate ?? Rational(30, 1)
         // Every n-th frame: 60 → 30, 50 → 25, 120 → 30.
@@ -112,17 +114,12 @@ public enum BrowserCopy {
             mode: .reencode, reason: nil, videoFrames: frames, duration: duration.seconds, hasAudio: audio != nil)
     }
 
-    /// The copy made through the timeline (decoded to RGBA, scaled, the sound mixed and encoded to AAC).
+    /// The copy made through the timeline (decoded to RGBA, scaled, the sound mixed and encoded to
+    /// AAC), at `size` and `frameRate`, of the source's first `duration`.
     static func makeThroughTimeline(
-        of source: String, to path: String, duration: MediaTime, progress: ((Double) -> Void)?,
-        shouldStop: (() -> Bool)?
+        of source: String, to path: String, size: (width: Int, height: Int), frameRate rate: Rational,
+        duration: MediaTime, progress: ((Double) -> Void)?, shouldStop: (() -> Bool)?
     ) throws(MediaError) -> ExportResult {
-        let reader = try MediaReader(.file(source))
-        guard let video = reader.videoStream, let shown = shownSize(video) else {
-            throw MediaError(.invalidArgument, operation: "copy \(source) for browsers", message: "it has no video")
-        }
-        let size = fitted(width: shown.width, height: shown.height)
-        let rate = video.frameRate.map { $0.doubleValue > 30.5 ? Rational(30, 1) : $0 } ?? Rational(30, 1)
         let clip = Clip(id: "copy", source: source, range: TimeRange(start: .zero, end: duration))
         let project = Project(
             timeline: Timeline(clips: [clip]), width: size.width, height: size.height, frameRate: rate)
