@@ -199,9 +199,7 @@ struct AppRoutesTests {
         let ring = folder + "/ring.mp4"
         try TestMedia.greyRing(at: ring, seconds: 1, frameRate: 10)
         // H.265, as an iPhone records.
-        let hevc = folder + "/ring-hevc.mp4"
-        _ = try Subprocess.run(
-            "ffmpeg", ["-v", "error", "-y", "-i", ring, "-c:v", "libx265", "-x265-params", "log-level=error", hevc])
+        let hevc = try Self.hevc(of: ring)
         let turned = try TestMedia.storedTurned(ring, to: folder + "/turned.mp4", degrees: 90)
         let server = try await TestServer.start { $0.maxWorkoutBytes = 4 * 1024 * 1024 }
         defer { Task { await server.stop() } }
@@ -264,13 +262,7 @@ struct AppRoutesTests {
     func sentVideoAnalysedByIDAndReplayedAsH264() async throws {
         let folder = try temporaryDirectory()
         let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 3).first)
-        let hevc = folder + "/workout-hevc.mp4"
-        _ = try Subprocess.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-y", "-i", workout.path, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
-                "log-level=error", "-tag:v", "hvc1", hevc,
-            ])
+        let hevc = try Self.hevc(of: workout.path)
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: hevc)))
         let rim = workout.rim.map { String($0) }.joined(separator: ",")
         let server = try await TestServer.start()
@@ -325,13 +317,27 @@ struct AppRoutesTests {
         #expect(!FileManager.default.fileExists(atPath: sentFile))
     }
 
-    /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`).
-    static func workoutUpload() async throws -> (
+    /// `video` encoded again as H.265 (as an iPhone records, tagged `hvc1`) beside it: the new path.
+    static func hevc(of video: String) throws -> String {
+        let hevc = (video as NSString).deletingPathExtension + "-hevc.mp4"
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-i", video, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                "log-level=error", "-tag:v", "hvc1", hevc,
+            ])
+        return hevc
+    }
+
+    /// A server, a user, and a generated side-view workout of 14 events with its rim (`x,y,w,h`);
+    /// `hevc`: the workout encoded as H.265.
+    static func workoutUpload(hevc: Bool = false) async throws -> (
         TestServer, (token: String, refresh: String, id: String), [UInt8], String
     ) {
         let folder = try temporaryDirectory()
         let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 14).first)
-        let video = Array(try Data(contentsOf: URL(fileURLWithPath: workout.path)))
+        let path = hevc ? try Self.hevc(of: workout.path) : workout.path
+        let video = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         let server = try await TestServer.start()
         do {
             let user = try await server.user()
@@ -391,6 +397,37 @@ struct AppRoutesTests {
         #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
         #expect(try await server.request(.GET, "/api/lebot/analyses/run-1", token: user.token).status == 404)
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)").isEmpty)
+    }
+
+    @Test(
+        "an H.265 workout cancelled while the copy for the replay is made stops there and keeps nothing: no workout, no video, no half-made copy"
+    )
+    func cancelledWhileTheReplayCopyIsMade() async throws {
+        let (server, user, video, rim) = try await Self.workoutUpload(hevc: true)
+        defer { Task { await server.stop() } }
+        let posted = Task {
+            try await server.request(
+                .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video,
+                headers: [("X-Analysis-ID", "run-2")])
+        }
+        // The analysis runs first; then the progress route says how far the copy is.
+        var copying: [Double] = []
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline, copying.isEmpty {
+            let answer = try await server.request(.GET, "/api/lebot/analyses/run-2", token: user.token)
+            if answer.status == 200, let fraction = answer.object["copying"] as? Double {
+                copying.append(fraction)
+                #expect(answer.object["progress"] as? Double == 1, "\(answer.text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(copying.count == 1 && copying[0] < 1, "the copy was not seen under way: \(copying)")
+        #expect(try await server.request(.DELETE, "/api/lebot/analyses/run-2", token: user.token).status == 204)
+        let answer = try await posted.value
+        #expect(answer.status == 409 && answer.text.contains("cancelled"), "\(answer.status) \(answer.text)")
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(left.isEmpty, "left behind: \(left)")
     }
 
     @Test(

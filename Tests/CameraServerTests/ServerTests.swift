@@ -187,6 +187,8 @@ struct ServerTests {
             },
             "GET /api/lebot/workouts/{id}/video": status(.GET, "/api/lebot/workouts/\(workoutID)/video", 404),
             "DELETE /api/lebot/workouts/{id}": status(.DELETE, "/api/lebot/workouts/\(workoutID)", 404),
+            "POST /api/lebot/workouts/{id}/playable": status(
+                .POST, "/api/lebot/workouts/\(workoutID)/playable", 404),
             // B tests a connection naming A's camera: refused, and A's stored password is never sent.
             "POST /api/cameras/test": status(.POST, "/api/cameras/test", 404, json: ["cameraID": cameraID]),
             "GET /api/cameras/{id}/profiles": status(.GET, "/api/cameras/\(cameraID)/profiles", 404),

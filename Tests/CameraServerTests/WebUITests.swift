@@ -1433,10 +1433,27 @@ struct WebUITests {
                 abs(marked.x - (truth[0] + truth[2] / 2)) < 0.003 && abs(marked.width - truth[2]) < 0.003, "\(marked)")
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach-gym-zoom", .phone)
+            // Every line the page shows under its progress bar, as it changes.
+            _ = try await browser.run(
+                """
+                window.analyseWords = [];
+                const line = document.getElementById('analyse-text');
+                new MutationObserver(() => window.analyseWords.push(line.textContent))
+                  .observe(line, { childList: true, characterData: true, subtree: true });
+                return true
+                """)
             try await browser.click("#analyse")
             try await browser.wait(
                 for: "the result", timeout: .seconds(90), "return !document.getElementById('workout-result').hidden")
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
+            // The shots were analysed, then the copy for the replay made, and the page said which.
+            let said = try await browser.run("return window.analyseWords") as? [String] ?? []
+            let analysing = said.firstIndex { $0.hasPrefix("Analysing the shots: ") }
+            let copying = said.firstIndex {
+                $0.hasPrefix("Making a copy of the video that this browser can play, for the replay: ")
+            }
+            let order = [analysing, copying].compactMap { $0 }
+            #expect(order.count == 2 && order[0] < order[1], "\(said)")
             #expect(try await Self.text(browser, "#workout-rim").hasPrefix("Rim: the box you marked"))
             // Sent once: the analysis named the video sent for the first frame instead of sending it again.
             let posts = try await Self.uploads(browser, matching: "/api/lebot/(workouts|first-frame)")
@@ -1475,6 +1492,75 @@ struct WebUITests {
         let rim = try #require((saved["analysis"] as? [String: Any])?["rim"] as? [String: Double], "\(saved)")
         let analysed = [rim["x"] ?? 0, rim["y"] ?? 0, rim["width"] ?? 0, rim["height"] ?? 0]
         #expect(zip(analysed, truth).allSatisfy { abs($0 - $1) < 0.003 }, "\(analysed) against \(truth)")
+    }
+
+    @Test(
+        "coach, a workout saved with its H.265 video before copies were made: the replay says this browser cannot play it, a button has the server copy it with the progress shown, and the copy plays; another user cannot, a second ask copies nothing"
+    )
+    func coachOldH265WorkoutCopiedForTheReplay() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 3).first)
+        let hevc = try AppRoutesTests.hevc(of: workout.path)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("oldvideo")
+        let rim = workout.rim.map { String($0) }.joined(separator: ",")
+        let saved = try await server.request(
+            .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token,
+            body: Array(try Data(contentsOf: URL(fileURLWithPath: workout.path))))
+        let id = try #require(saved.object["id"] as? String, "\(saved.text.prefix(300))")
+        // As a workout from an iPhone was kept before the server made copies: its H.265 video.
+        let stored = server.directory + "/workouts/\(user.id)/\(id).mp4"
+        try FileManager.default.removeItem(atPath: stored)
+        try FileManager.default.copyItem(atPath: hevc, toPath: stored)
+        let other = try await server.user()
+        let stolen = try await server.request(.POST, "/api/lebot/workouts/\(id)/playable", token: other.token)
+        #expect(stolen.status == 404, "\(stolen.status) \(stolen.text)")
+        #expect(try FFprobeReport.read(stored).videoCodec == "hevc")
+        try await Browser.with(.phone) { browser in
+            try await Self.signIn(browser, server, as: "oldvideo")
+            try await Self.tab(browser, "coach")
+            try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
+            try await browser.click("#workouts li button")
+            try await browser.wait(
+                for: "the offer of a copy", timeout: .seconds(20),
+                "return !document.getElementById('replay-copy').hidden")
+            #expect(
+                try await Self.text(browser, "#replay-hint").hasSuffix("The server can make a copy that it plays."))
+            #expect(
+                try await browser.run("return document.getElementById('replay').parentElement.hidden") as? Bool == true)
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-old-workout", .phone)
+            _ = try await browser.run(
+                """
+                window.hintWords = [];
+                const hint = document.getElementById('replay-hint');
+                new MutationObserver(() => window.hintWords.push(hint.textContent))
+                  .observe(hint, { childList: true, characterData: true, subtree: true });
+                return true
+                """)
+            try await browser.click("#replay-copy")
+            try await browser.wait(
+                for: "the copy's picture", timeout: .seconds(60),
+                "const v = document.getElementById('replay'); return !v.parentElement.hidden && v.videoWidth > 0")
+            #expect(try await Self.text(browser, "#replay-hint") == "Tap a shot to watch it.")
+            let said = try await browser.run("return window.hintWords") as? [String] ?? []
+            #expect(
+                said.first == "Making a copy of the video that this browser can play: 0 %"
+                    && said.last == "Tap a shot to watch it.", "\(said)")
+            #expect(try await browser.run("return document.getElementById('replay-copy').hidden") as? Bool == true)
+            try await browser.click("#shots tbody tr")
+            try await browser.wait(
+                for: "the shot playing", timeout: .seconds(10),
+                "const v = document.getElementById('replay'); return !v.paused && v.currentTime > 0")
+        }
+        #expect(try FFprobeReport.read(stored).videoCodec == "h264")
+        let again = try await server.request(.POST, "/api/lebot/workouts/\(id)/playable", token: user.token)
+        #expect(again.status == 200 && again.object["copied"] as? Bool == false, "\(again.text)")
+        let none = try await server.request(.POST, "/api/lebot/workouts/no-such-one/playable", token: user.token)
+        #expect(none.status == 404 && none.text.contains("no such workout"), "\(none.text)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(Set(left) == ["\(id).json", "\(id).svg", "\(id).mp4"], "\(left)")
     }
 
     @Test(

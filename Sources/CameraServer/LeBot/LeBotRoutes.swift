@@ -179,6 +179,13 @@ struct LeBotService: Sendable {
                     contentType: "video/mp4", request: request, context: context)
             },
             Route(
+                method: .post, path: "/api/lebot/workouts/:id/playable", access: .user,
+                summary:
+                    "Replace a workout's video by a copy every browser plays (H.264), for workouts saved before copies were made: {copied}, false when it plays already; X-Analysis-ID names it for the progress route (copying) and to cancel"
+            ) { request, context in
+                try await makePlayable(request, userID: try context.user(), id: try pathID(context))
+            },
+            Route(
                 method: .delete, path: "/api/lebot/workouts/:id", access: .user,
                 summary: "Delete a workout, its video and chart"
             ) { _, context in
@@ -355,7 +362,10 @@ struct LeBotService: Sendable {
         _ video: String, progress: @escaping (Double) -> Void, shouldStop: @escaping () -> Bool
     ) throws(MediaError) -> Bool {
         guard (try? BrowserCopy.reason(for: video)) != nil else { return false }
-        let copy = AtomicFile.folder(of: video) + "/.copy-" + (video as NSString).lastPathComponent
+        // Named for this copy alone: two requests copying one video do not write one file.
+        let copy =
+            AtomicFile.folder(of: video) + "/.copy-\(UUID().uuidString.lowercased())-"
+            + (video as NSString).lastPathComponent
         do {
             try BrowserCopy.make(of: video, to: copy, progress: progress, shouldStop: shouldStop)
         } catch {
@@ -363,6 +373,56 @@ struct LeBotService: Sendable {
             return false
         }
         return rename(copy, video) == 0
+    }
+
+    /// `POST /api/lebot/workouts/:id/playable`: a workout saved before its video was copied for
+    /// the replay (H.265 from an iPhone, which Chromium and Firefox on Linux cannot show) gets the
+    /// copy now, on the user's share of the media pool. The progress route and cancel work as for
+    /// an analysis, under the request's X-Analysis-ID.
+    func makePlayable(_ request: Request, userID: String, id: String) async throws -> Response {
+        let base = files.workouts(userID: userID) + "/\(id)"
+        let video = base + ".mp4"
+        guard FileManager.default.fileExists(atPath: base + ".json") else {
+            throw APIError(.notFound, "no such workout")
+        }
+        guard FileManager.default.fileExists(atPath: video) else {
+            throw APIError(.notFound, "this workout has no video (trained live: the camera's video is not kept)")
+        }
+        guard (try? BrowserCopy.reason(for: video)) != nil else { return try json(["copied": false]) }
+        let key = request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil }
+        let (progress, cancelled, copying) = (analyses, self.cancelled, copies)
+        if let key {
+            progress.set(key, 1)
+            copying.set(key, 0)
+        }
+        defer {
+            if let key {
+                progress.set(key, nil)
+                cancelled.set(key, nil)
+                copying.set(key, nil)
+            }
+        }
+        let copied: Bool
+        do {
+            copied = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
+                try Self.replaceWithBrowserCopy(
+                    video, progress: { fraction in if let key { copying.set(key, fraction) } },
+                    shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
+            }
+        } catch let error as MediaError where error.kind == .cancelled {
+            throw APIError(.conflict, "the copy was cancelled; the workout's video is as it was")
+        }
+        // Deleted while it was copied: the copy goes too.
+        guard FileManager.default.fileExists(atPath: base + ".json") else {
+            unlink(video)
+            throw APIError(.notFound, "no such workout")
+        }
+        guard copied else {
+            throw APIError(
+                .unprocessableContent,
+                "a copy this browser can play could not be made of this video; it is kept as it was (Safari plays it)")
+        }
+        return try json(["copied": true])
     }
 
     struct FirstFrame: Encodable {

@@ -353,8 +353,13 @@ function showResult(result, localURL = null, justAnalysed = false) {
   const unplayable = () => {
     if (replay.getAttribute("src") !== source) return;
     replay.parentElement.hidden = true;
-    $("replay-hint").textContent = "This browser cannot play this video (most likely H.265, as iPhones record), so its shots cannot be watched here; Safari plays it.";
+    // The server's video of a workout saved before it kept copies every browser plays: one can be made now.
+    const copyable = source === result.videoURL;
+    $("replay-hint").textContent = `This browser cannot play this video (most likely H.265, as iPhones record), so its shots cannot be watched here${copyable ? ". The server can make a copy that it plays." : "; Safari plays it."}`;
+    $("replay-copy").hidden = !copyable;
+    $("replay-copy").onclick = () => copyForReplay(result);
   };
+  $("replay-copy").hidden = true;
   replay.onloadeddata = () => { if (!replay.videoWidth) unplayable(); };
   replay.onerror = unplayable;
   const body = $("shots").querySelector("tbody");
@@ -379,6 +384,38 @@ function showResult(result, localURL = null, justAnalysed = false) {
   });
   $("workout-result").hidden = false;
   $("workout-result").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+/** Asks the server for a copy of `result`'s video that every browser plays (a workout saved
+ * before the server made them), says how far it is, and replays the copy. */
+async function copyForReplay(result) {
+  const button = $("replay-copy");
+  const id = crypto.randomUUID();
+  let finished = false;
+  // (A poll answered after the copy is done says nothing.)
+  const say = (fraction) => {
+    if (!finished) $("replay-hint").textContent = `Making a copy of the video that this browser can play: ${Math.round(fraction * 100)} %`;
+  };
+  button.disabled = true;
+  say(0);
+  const polling = setInterval(async () => {
+    try {
+      const { copying } = await api(`/api/lebot/analyses/${id}`);
+      if (copying != null) say(copying);
+    } catch (_) { /* finished or not begun */ }
+  }, 500);
+  try {
+    await api(`/api/lebot/workouts/${result.id}/playable`, { method: "POST", headers: { "X-Analysis-ID": id } });
+    finished = true;
+    // The same address, a new file: asked for anew, not taken from the cache.
+    showResult(result, `${result.videoURL}?copy=${id}`);
+  } catch (error) {
+    finished = true;
+    $("replay-hint").textContent = words(error);
+  } finally {
+    clearInterval(polling);
+    button.disabled = false;
+  }
 }
 
 export function hide() { $("replay").pause(); }
