@@ -77,6 +77,12 @@ public final class CameraCoreServer: Sendable {
         files = try ClipFiles(
             root: configuration.dataDirectory, minimumUploadRate: configuration.minUploadBytesPerSecond,
             uploadGrace: .milliseconds(Int(configuration.uploadGraceSeconds * 1000)))
+        let leftovers = files.removeLeftovers()
+        if leftovers > 0 {
+            logger.notice(
+                "removed \(leftovers) unfinished files an hour old (uploads, copies, videos kept for their first frame)"
+            )
+        }
         workers = MediaWorkers(
             threads: configuration.mediaWorkers, queueLimit: configuration.mediaQueue,
             perUser: configuration.mediaJobsPerUser)

@@ -431,6 +431,36 @@ struct AppRoutesTests {
     }
 
     @Test(
+        "what a server stopped mid-way left in users' folders an hour ago (an upload, a half-made copy, a kept video past its hour) is removed when it starts; saved workouts and clips, and a kept video of this hour, stay"
+    )
+    func leftoversRemovedWhenTheServerStarts() async throws {
+        let directory = try temporaryDirectory()
+        let (workouts, clips) = (directory + "/workouts/user-1", directory + "/clips/user-1")
+        let hourAgo = Date().addingTimeInterval(-3700)
+        var kept: [String: Date] = [
+            workouts + "/w1.json": hourAgo, workouts + "/w1.mp4": hourAgo, workouts + "/.sent-new.mp4": Date(),
+            clips + "/c1.mp4": hourAgo, workouts + "/.upload-recent": Date(),
+        ]
+        let left = [
+            workouts + "/.upload-1f2e", workouts + "/.copy-9a8b-w1.mp4", workouts + "/.sent-old.mp4",
+            workouts + "/.read-77", clips + "/.c2.mp4.tmp-4821-1.mp4",
+        ]
+        for path in left { kept[path] = hourAgo }
+        for (path, date) in kept {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+        }
+        let server = try await TestServer.start { $0.dataDirectory = directory }
+        await server.stop()
+        for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path) is still there") }
+        for path in kept.keys where !left.contains(path) {
+            #expect(FileManager.default.fileExists(atPath: path), "\(path) was removed")
+        }
+    }
+
+    @Test(
         "a connection test says in words what is wrong: login refused, login needed, nothing listening; or what works")
     func connectionTestSaysWhy() async throws {
         let camera = RTSPTestServer(auth: .digest, pattern: "ball", width: 640, height: 360)

@@ -40,6 +40,32 @@ struct ClipFiles: Sendable {
     func reel(userID: String, reelID: String) -> String { root + "/reels/\(userID)/\(reelID).mp4" }
     func workouts(userID: String) -> String { root + "/workouts/\(userID)" }
 
+    /// Hidden files in a user's folder are the server's work in progress: an upload being received
+    /// or read, a copy being made, a video kept an hour for its first frame. One an hour old is
+    /// left from a server stopped mid-way (or a kept video past its hour): the server removes those
+    /// when it starts. Returns how many it removed.
+    @discardableResult
+    func removeLeftovers(olderThan age: TimeInterval = 3600) -> Int {
+        var removed = 0
+        let manager = FileManager.default
+        for kind in ["clips", "reels", "workouts"] {
+            let top = root + "/" + kind
+            for user in (try? manager.contentsOfDirectory(atPath: top)) ?? [] where !user.hasPrefix(".") {
+                let folder = top + "/" + user
+                for name in (try? manager.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".") {
+                    let path = folder + "/" + name
+                    guard let attributes = try? manager.attributesOfItem(atPath: path),
+                        attributes[.type] as? FileAttributeType == .typeRegular,
+                        let modified = attributes[.modificationDate] as? Date,
+                        Date().timeIntervalSince(modified) >= age
+                    else { continue }
+                    if unlink(path) == 0 { removed += 1 }
+                }
+            }
+        }
+        return removed
+    }
+
     /// Streams a request body into `path`: a hidden temporary file first, renamed into place only
     /// when the whole body arrived within `limit` and `accept` took the file, so a dropped,
     /// oversized or refused upload leaves the previous file (if any) untouched. Returns the byte
