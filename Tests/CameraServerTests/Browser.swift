@@ -179,6 +179,25 @@ final class Browser: @unchecked Sendable {
         return value.count == 1 && value["value"] != nil ? value["value"] : value
     }
 
+    /// Keeps every text the element at `css` shows from now on, as it changes, under `name`; read
+    /// them with ``texts(recorded:)``.
+    func recordTexts(of css: String, as name: String) async throws {
+        _ = try await run(
+            """
+            const [selector, key] = arguments;
+            const element = document.querySelector(selector);
+            window[key] = [];
+            new MutationObserver(() => window[key].push(element.textContent))
+              .observe(element, { childList: true, characterData: true, subtree: true });
+            return true
+            """, [css, name])
+    }
+
+    /// The texts kept under `name` since ``recordTexts(of:as:)``, oldest first.
+    func texts(recorded name: String) async throws -> [String] {
+        try await run("return window[arguments[0]] || []", [name]) as? [String] ?? []
+    }
+
     private func element(_ css: String) async throws -> String {
         let found = try await call(.POST, session + "/element", ["using": "css selector", "value": css])
         guard let id = found.values.first as? String else { throw Failure(description: "no element \(css)") }

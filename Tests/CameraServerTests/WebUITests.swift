@@ -1434,20 +1434,13 @@ struct WebUITests {
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach-gym-zoom", .phone)
             // Every line the page shows under its progress bar, as it changes.
-            _ = try await browser.run(
-                """
-                window.analyseWords = [];
-                const line = document.getElementById('analyse-text');
-                new MutationObserver(() => window.analyseWords.push(line.textContent))
-                  .observe(line, { childList: true, characterData: true, subtree: true });
-                return true
-                """)
+            try await browser.recordTexts(of: "#analyse-text", as: "analyseWords")
             try await browser.click("#analyse")
             try await browser.wait(
                 for: "the result", timeout: .seconds(90), "return !document.getElementById('workout-result').hidden")
             #expect(try await Self.text(browser, "#workout-summary").hasPrefix("1 shot, 1 made"))
             // The shots were analysed, then the copy for the replay made, and the page said which.
-            let said = try await browser.run("return window.analyseWords") as? [String] ?? []
+            let said = try await browser.texts(recorded: "analyseWords")
             let analysing = said.firstIndex { $0.hasPrefix("Analysing the shots: ") }
             let copying = said.firstIndex {
                 $0.hasPrefix("Making a copy of the video that this browser can play, for the replay: ")
@@ -1531,20 +1524,13 @@ struct WebUITests {
                 try await browser.run("return document.getElementById('replay').parentElement.hidden") as? Bool == true)
             #expect(try await browser.overflow() == 0)
             try await browser.screenshot("coach-old-workout", .phone)
-            _ = try await browser.run(
-                """
-                window.hintWords = [];
-                const hint = document.getElementById('replay-hint');
-                new MutationObserver(() => window.hintWords.push(hint.textContent))
-                  .observe(hint, { childList: true, characterData: true, subtree: true });
-                return true
-                """)
+            try await browser.recordTexts(of: "#replay-hint", as: "hintWords")
             try await browser.click("#replay-copy")
             try await browser.wait(
                 for: "the copy's picture", timeout: .seconds(60),
                 "const v = document.getElementById('replay'); return !v.parentElement.hidden && v.videoWidth > 0")
             #expect(try await Self.text(browser, "#replay-hint") == "Tap a shot to watch it.")
-            let said = try await browser.run("return window.hintWords") as? [String] ?? []
+            let said = try await browser.texts(recorded: "hintWords")
             #expect(
                 said.first == "Making a copy of the video that this browser can play: 0 %"
                     && said.last == "Tap a shot to watch it.", "\(said)")
