@@ -36,6 +36,8 @@ public final class CameraCoreServer: Sendable {
     let captures: CaptureTable
     let liveTrainings: CaptureTable
     private let running = Mutex<(task: Task<Void, any Error>, port: Int)?>(nil)
+    /// Removes leftovers from users' folders every `leftoverSweepSeconds` while serving.
+    private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens the data directory and the database (migrating it) and prepares every service.
     ///
@@ -77,12 +79,7 @@ public final class CameraCoreServer: Sendable {
         files = try ClipFiles(
             root: configuration.dataDirectory, minimumUploadRate: configuration.minUploadBytesPerSecond,
             uploadGrace: .milliseconds(Int(configuration.uploadGraceSeconds * 1000)))
-        let leftovers = files.removeLeftovers()
-        if leftovers > 0 {
-            logger.notice(
-                "removed \(leftovers) unfinished files an hour old (uploads, copies, videos kept for their first frame)"
-            )
-        }
+        Self.removeLeftovers(files, logger: logger)
         workers = MediaWorkers(
             threads: configuration.mediaWorkers, queueLimit: configuration.mediaQueue,
             perUser: configuration.mediaJobsPerUser)
@@ -229,6 +226,7 @@ public final class CameraCoreServer: Sendable {
             ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
+                self.sweepLeftovers()
                 await self.cameras.resumeRecordings()
                 self.cameras.followCameras()
                 await onRunning(channel.localAddress?.port ?? 0)
@@ -266,7 +264,38 @@ public final class CameraCoreServer: Sendable {
         await shutdown()
     }
 
+    /// Removes what was left unfinished in users' folders (``ClipFiles/removeLeftovers(olderThan:)``)
+    /// and logs how many, when any.
+    static func removeLeftovers(_ files: ClipFiles, logger: Logger) {
+        let removed = files.removeLeftovers()
+        if removed > 0 {
+            logger.notice(
+                "removed \(removed) unfinished files an hour old (uploads, copies, videos kept for their first frame)")
+        }
+    }
+
+    /// Sweeps users' folders for leftovers every `leftoverSweepSeconds` (a user who sent a video
+    /// for its first frame and never came back leaves it an hour, not until the next start).
+    func sweepLeftovers() {
+        let (files, logger, every) = (files, logger, configuration.leftoverSweepSeconds)
+        let task = Task.detached(priority: .background) {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(every))
+                if Task.isCancelled { break }
+                Self.removeLeftovers(files, logger: logger)
+            }
+        }
+        sweeping.withLock { old in
+            old?.cancel()
+            old = task
+        }
+    }
+
     func shutdown() async {
+        sweeping.withLock { task in
+            task?.cancel()
+            task = nil
+        }
         cameras.stopAll()
         await workers.shutdown()
         await store.database.close()

@@ -66,6 +66,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Uploads slower than this on average after their first `uploadGraceSeconds` are dropped (408).
     public var minUploadBytesPerSecond = 16 * 1024
     public var uploadGraceSeconds = 20.0
+    /// How often (seconds) the server removes what was left unfinished in users' folders: hidden
+    /// files an hour old (an upload or copy a stopped server left, a video kept past its hour for
+    /// its first frame). Also once at start.
+    public var leftoverSweepSeconds = 3600.0
     /// What one account may keep: clips, reels, workouts, and bytes of uploads in all (413/409
     /// past them, naming the limit).
     public var maxClipsPerUser = 5000
@@ -125,7 +129,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             sessionMaxSeconds,
             maxClipBytes, maxWorkoutBytes,
             maxJSONBytes, allowedNetworks, allowLoopbackCameras, mediaWorkers, mediaQueue, mediaJobsPerUser,
-            headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, snapshotSeconds,
+            headSeconds, maxHeadBytes, idleSeconds, minUploadBytesPerSecond, uploadGraceSeconds, leftoverSweepSeconds,
+            snapshotSeconds,
             recordingSegmentSeconds, recordingKeepHours, recordingBytesPerCamera, recordingCamerasPerUser,
             playbackMaxSeconds, thumbnailSeconds, liveViewsPerUser, viewersPerCamera, streamsPerUser, maxClipsPerUser,
             maxReelsPerUser,
@@ -170,6 +175,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         idleSeconds = try value(.idleSeconds, defaults.idleSeconds)
         minUploadBytesPerSecond = try value(.minUploadBytesPerSecond, defaults.minUploadBytesPerSecond)
         uploadGraceSeconds = try value(.uploadGraceSeconds, defaults.uploadGraceSeconds)
+        leftoverSweepSeconds = try value(.leftoverSweepSeconds, defaults.leftoverSweepSeconds)
         snapshotSeconds = try value(.snapshotSeconds, defaults.snapshotSeconds)
         recordingSegmentSeconds = try value(.recordingSegmentSeconds, defaults.recordingSegmentSeconds)
         recordingKeepHours = try value(.recordingKeepHours, defaults.recordingKeepHours)
@@ -285,6 +291,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             ("storageBytesPerUser", storageBytesPerUser),
             ("maxHeadBytes", maxHeadBytes), ("headSeconds", Int(headSeconds.rounded(.up))),
             ("idleSeconds", Int(idleSeconds.rounded(.up))), ("snapshotSeconds", Int(snapshotSeconds.rounded(.up))),
+            ("leftoverSweepSeconds", Int(leftoverSweepSeconds.rounded(.up))),
             ("recordingSegmentSeconds", Int(recordingSegmentSeconds.rounded(.up))),
             ("recordingKeepHours", Int((recordingKeepHours * 3600).rounded(.up))),
             ("recordingBytesPerCamera", recordingBytesPerCamera), ("recordingCamerasPerUser", recordingCamerasPerUser),

@@ -431,7 +431,7 @@ struct AppRoutesTests {
     }
 
     @Test(
-        "what a server stopped mid-way left in users' folders an hour ago (an upload, a half-made copy, a kept video past its hour) is removed when it starts; saved workouts and clips, and a kept video of this hour, stay"
+        "what a server stopped mid-way left in users' folders an hour ago (an upload, a half-made copy, a kept video past its hour) is removed when it starts, and a kept video past its hour while it serves; saved workouts and clips, and a kept video of this hour, stay"
     )
     func leftoversRemovedWhenTheServerStarts() async throws {
         let directory = try temporaryDirectory()
@@ -452,12 +452,26 @@ struct AppRoutesTests {
             try Data("x".utf8).write(to: URL(fileURLWithPath: path))
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
         }
-        let server = try await TestServer.start { $0.dataDirectory = directory }
-        await server.stop()
+        let server = try await TestServer.start {
+            $0.dataDirectory = directory
+            $0.leftoverSweepSeconds = 0.2
+        }
+        defer { Task { await server.stop() } }
         for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path) is still there") }
         for path in kept.keys where !left.contains(path) {
             #expect(FileManager.default.fileExists(atPath: path), "\(path) was removed")
         }
+        // While it serves: a video kept for its first frame by a user who never came back goes
+        // once it is an hour old.
+        let forgotten = workouts + "/.sent-forgotten.mp4"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: forgotten))
+        try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: forgotten)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, FileManager.default.fileExists(atPath: forgotten) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(!FileManager.default.fileExists(atPath: forgotten), "not removed while serving")
+        #expect(FileManager.default.fileExists(atPath: workouts + "/.sent-new.mp4"))
     }
 
     @Test(
