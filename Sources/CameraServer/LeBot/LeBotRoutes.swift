@@ -375,6 +375,31 @@ struct LeBotService: Sendable {
         return rename(copy, video) == 0
     }
 
+    /// A video job the client named with X-Analysis-ID, to ask how far it is and to cancel it: its
+    /// rows ("user/id") in the progress tables, removed by ``end()``. Without the header it does
+    /// nothing and is never stopped.
+    struct NamedJob: Sendable {
+        let key: String?
+        let analyses: ProgressTable
+        let cancelled: ProgressTable
+        let copies: ProgressTable
+
+        func analysing(_ fraction: Double) { if let key { analyses.set(key, fraction) } }
+        func copying(_ fraction: Double) { if let key { copies.set(key, fraction) } }
+        /// Whether the user cancelled it.
+        func shouldStop() -> Bool { key.map { cancelled.get($0) != nil } ?? false }
+        func end() {
+            guard let key else { return }
+            for table in [analyses, cancelled, copies] { table.set(key, nil) }
+        }
+    }
+
+    func namedJob(_ request: Request, userID: String) -> NamedJob {
+        NamedJob(
+            key: request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil },
+            analyses: analyses, cancelled: cancelled, copies: copies)
+    }
+
     /// `POST /api/lebot/workouts/:id/playable`: a workout saved before its video was copied for
     /// the replay (H.265 from an iPhone, which Chromium and Firefox on Linux cannot show) gets the
     /// copy now, on the user's share of the media pool. The progress route and cancel work as for
@@ -389,25 +414,14 @@ struct LeBotService: Sendable {
             throw APIError(.notFound, "this workout has no video (trained live: the camera's video is not kept)")
         }
         guard (try? BrowserCopy.reason(for: video)) != nil else { return try json(["copied": false]) }
-        let key = request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil }
-        let (progress, cancelled, copying) = (analyses, self.cancelled, copies)
-        if let key {
-            progress.set(key, 1)
-            copying.set(key, 0)
-        }
-        defer {
-            if let key {
-                progress.set(key, nil)
-                cancelled.set(key, nil)
-                copying.set(key, nil)
-            }
-        }
+        let job = namedJob(request, userID: userID)
+        job.analysing(1)
+        job.copying(0)
+        defer { job.end() }
         let copied: Bool
         do {
             copied = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
-                try Self.replaceWithBrowserCopy(
-                    video, progress: { fraction in if let key { copying.set(key, fraction) } },
-                    shouldStop: { key.map { cancelled.get($0) != nil } ?? false })
+                try Self.replaceWithBrowserCopy(video, progress: job.copying, shouldStop: job.shouldStop)
             }
         } catch let error as MediaError where error.kind == .cancelled {
             throw APIError(.conflict, "the copy was cancelled; the workout's video is as it was")
@@ -490,31 +504,20 @@ struct LeBotService: Sendable {
                 refusal: "the upload is not an MP4, QuickTime or WebM video")
         }
         // The client names the analysis (X-Analysis-ID) to ask how far it is, or to cancel it.
-        let key = request.headers[HTTPField.Name("X-Analysis-ID")!].flatMap { isValidID($0) ? "\(userID)/\($0)" : nil }
-        let (progress, cancelled, copying) = (analyses, self.cancelled, copies)
-        if let key { progress.set(key, 0) }
-        defer {
-            if let key {
-                progress.set(key, nil)
-                cancelled.set(key, nil)
-                copying.set(key, nil)
-            }
-        }
-        let shouldStop = { @Sendable in key.map { cancelled.get($0) != nil } ?? false }
+        let job = namedJob(request, userID: userID)
+        job.analysing(0)
+        defer { job.end() }
         let analysis: WorkoutAnalysis
         do {
             analysis = try await workers.run(user: userID) { () throws(MediaError) -> WorkoutAnalysis in
                 // The rim given, the ring fitted at the point given, or found: in the same read.
                 var analyzer = WorkoutAnalyzer(rim: given?.box, threads: 1)
                 analyzer.rimPoint = given?.point
-                return try analyzer.analyze(
-                    video, progress: { fraction in if let key { progress.set(key, fraction) } },
-                    shouldStop: shouldStop)
+                return try analyzer.analyze(video, progress: job.analysing, shouldStop: job.shouldStop)
             }
             // The replay: a video not every browser plays is kept as a copy that they do.
             _ = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
-                try Self.replaceWithBrowserCopy(
-                    video, progress: { fraction in if let key { copying.set(key, fraction) } }, shouldStop: shouldStop)
+                try Self.replaceWithBrowserCopy(video, progress: job.copying, shouldStop: job.shouldStop)
             }
         } catch let error as APIError {
             unlink(video)
