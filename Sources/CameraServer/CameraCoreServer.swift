@@ -267,7 +267,8 @@ public final class CameraCoreServer: Sendable {
     /// Removes what was left unfinished in users' folders (``ClipFiles/removeLeftovers(olderThan:)``)
     /// and logs how many, when any.
     static func removeLeftovers(_ files: ClipFiles, logger: Logger) {
-        let removed = files.removeLeftovers()
+        // No sooner than a video kept for its first frame is due to go.
+        let removed = files.removeLeftovers(olderThan: LeBotService.sentVideoLifetime)
         if removed > 0 {
             logger.notice(
                 "removed \(removed) unfinished files an hour old (uploads, copies, videos kept for their first frame)")

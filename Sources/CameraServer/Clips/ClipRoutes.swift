@@ -45,7 +45,7 @@ struct ClipFiles: Sendable {
     /// left from a server stopped mid-way (or a kept video past its hour): the server removes those
     /// when it starts. Returns how many it removed.
     @discardableResult
-    func removeLeftovers(olderThan age: TimeInterval = 3600) -> Int {
+    func removeLeftovers(olderThan age: TimeInterval) -> Int {
         var removed = 0
         let manager = FileManager.default
         for kind in ["clips", "reels", "workouts"] {

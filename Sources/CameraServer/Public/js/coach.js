@@ -234,9 +234,7 @@ async function analyse() {
         // The file is there: the server reports how far the analysis is, and can stop it.
         analysing({ progress: 0 });
         sending.analysisID = id;
-        polling = setInterval(async () => {
-          try { analysing(await api(`/api/lebot/analyses/${id}`)); } catch (_) { /* finished or not begun */ }
-        }, 500);
+        polling = watchJob(id, analysing);
       },
     });
     return sending.done;
@@ -386,6 +384,14 @@ function showResult(result, localURL = null, justAnalysed = false) {
   $("workout-result").scrollIntoView({ behavior: "smooth", block: "start" });
 }
 
+/** Hands `report` how far the server's job named `id` is ({progress, copying}) every half
+ * second; returns the interval to clear. */
+function watchJob(id, report) {
+  return setInterval(async () => {
+    try { report(await api(`/api/lebot/analyses/${id}`)); } catch (_) { /* finished or not begun */ }
+  }, 500);
+}
+
 /** Asks the server for a copy of `result`'s video that every browser plays (a workout saved
  * before the server made them), says how far it is, and replays the copy. */
 async function copyForReplay(result) {
@@ -398,12 +404,7 @@ async function copyForReplay(result) {
   };
   button.disabled = true;
   say(0);
-  const polling = setInterval(async () => {
-    try {
-      const { copying } = await api(`/api/lebot/analyses/${id}`);
-      if (copying != null) say(copying);
-    } catch (_) { /* finished or not begun */ }
-  }, 500);
+  const polling = watchJob(id, ({ copying }) => { if (copying != null) say(copying); });
   try {
     await api(`/api/lebot/workouts/${result.id}/playable`, { method: "POST", headers: { "X-Analysis-ID": id } });
     finished = true;
