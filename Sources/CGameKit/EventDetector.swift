@@ -86,6 +86,10 @@ public final class EventDetector: Sendable {
         /// A frame whose region shows the previous frame's picture takes its reading instead of
         /// being read again (off for recognisers whose answer does not depend on the picture).
         public var reuseRepeatedPictures: Bool
+        /// Told every line read in each analysed frame and what became of it (a new line, a line
+        /// read again, a replacement, a doubtful reading set aside…), in frame order: why an event
+        /// was found, or lost. Nil (the default): nothing is traced.
+        public var trace: (@Sendable (TraceLine) -> Void)?
 
         public init(
             sampleRate: Double = 10, workers: Int = 2, queueCapacity: Int = 8, dropWhenBusy: Bool = true,
@@ -100,6 +104,28 @@ public final class EventDetector: Sendable {
             self.queueCapacity = queueCapacity
             self.dropWhenBusy = dropWhenBusy
             self.keepEventFrames = keepEventFrames
+        }
+    }
+
+    /// A line read in an analysed frame and what the detector made of it (``Options/trace``).
+    public struct TraceLine: Sendable, Codable, Equatable, CustomStringConvertible {
+        public var time: Double
+        /// The event type whose words it has; nil for text with no event's words.
+        public var type: String?
+        /// The line as read.
+        public var text: String
+        /// The recogniser's confidence, 0...1 (nil for text with no event's words).
+        public var confidence: Double?
+        /// What became of it, in words.
+        public var decision: String
+        /// True when this reading reported an event (or corrected one).
+        public var reported: Bool
+
+        public var description: String {
+            let seconds = String(time, decimals: 2)
+            let head = String(repeating: " ", count: max(0, 8 - seconds.count)) + seconds + " s  " + (type ?? "-")
+            let sure = confidence.map { " " + String($0, decimals: 2) } ?? ""
+            return "\(head)\(sure)  “\(text)”  → \(decision)"
         }
     }
 
@@ -501,6 +527,14 @@ public final class EventDetector: Sendable {
         }
     }
 
+    /// A recent line's text for a trace: as its event was reported, else its words as read.
+    private static func name(of line: RecentLine) -> String {
+        line.reported?.text ?? (line.words ?? line.candidate?.words ?? []).joined(separator: " ")
+    }
+
+    private static func seconds(_ time: MediaTime) -> String { decimal(time.seconds) + " s" }
+    private static func decimal(_ value: Double) -> String { String(value, decimals: 2) }
+
     /// Keeps `events` in time order (a line confirmed by its second reading began a frame earlier).
     private static func insert(_ event: DetectedEvent, into events: inout [DetectedEvent]) {
         let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
@@ -555,6 +589,9 @@ public final class EventDetector: Sendable {
             var paired: Int?
             var best = -1.0
             let joined = words.joined(separator: " ")
+            var decision = ""
+            var reportedHere = false
+            let corrected = state.corrections.count
             for (index, line) in state.recent.enumerated()
             where line.type == match.type && !taken.contains(index) && !isOver(line, now) {
                 if bare {
@@ -590,12 +627,20 @@ public final class EventDetector: Sendable {
                     if bare && (!candidateBare || (now - candidate.event.time).seconds < Self.nameWaitSeconds) {
                         // Wait for a reading with the name (a print whose name never reads is an event
                         // without it after a while).
+                        decision = "the keywords only: waiting for a reading with the name"
                     } else if !result.repeated || match.confidence >= options.replacementConfidence {
                         let event = confirm(candidate.event, reading: match, into: &state.ready)
                         reported(event, first: candidate.event, reading: match, of: &state.recent[index])
                         state.recent[index].settle(on: words, agreeing: candidateBare ? nil : candidate.words)
+                        decision =
+                            "agrees with the line's first reading: an event at \(Self.seconds(event.time)), “\(event.text)”"
+                        reportedHere = true
+                    } else {
+                        decision = "the same picture shown again, read doubtfully: it confirms nothing"
                     }
-                } else if !bare {
+                } else if bare {
+                    decision = "the keywords only: “\(Self.name(of: state.recent[index]))” is still shown"
+                } else {
                     if let settled = state.recent[index].words, isBare(settled) {
                         // A line whose name was never read, now read in full.
                         state.recent[index].words = words
@@ -604,6 +649,11 @@ public final class EventDetector: Sendable {
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
                     count(match, repeated: result.repeated, of: &state.recent[index], into: &state.corrections)
+                    decision = "the line “\(Self.name(of: state.recent[index]))”, read again"
+                    if let correction = state.corrections.dropFirst(corrected).last {
+                        decision += ": its event corrected to “\(correction.text)” (read so more often)"
+                        reportedHere = true
+                    }
                 }
             } else if let index = state.recent.indices.first(where: { index in
                 !taken.contains(index) && state.recent[index].type == match.type
@@ -613,17 +663,25 @@ public final class EventDetector: Sendable {
                 // reading agrees (its event began with the first different reading), else a misreading.
                 paired = index
                 let line = state.recent[index]
+                let old = Self.name(of: line)
                 if now <= line.earlierUntil, line.earlier.contains(where: { TextFolding.sameLine(words, $0) }) {
                     // What it said before the last replacement: it was that line all along.
                     state.recent[index].remember(words)
                     state.recent[index].candidate = nil
+                    decision = "what the line in this place said before its last replacement: the same line"
                 } else if match.confidence < options.replacementConfidence {
                     // A doubtful reading keeps the line in place but does not replace it; it is
                     // remembered in case the line moves.
                     state.recent[index].doubt(words)
+                    decision =
+                        "in the place of “\(old)”, read doubtfully (under \(Self.decimal(options.replacementConfidence))): set aside, it replaces nothing"
                 } else if let first = Self.confirmed(by: words, as: event, in: line) {
                     // The same picture shown again proves nothing.
+                    decision = "the same picture shown again: it confirms nothing"
                     if !result.repeated {
+                        decision =
+                            "replaces “\(old)” (a second sure reading agrees): an event at \(Self.seconds(first.event.time))"
+                        reportedHere = true
                         let event = confirm(first.event, reading: match, into: &state.ready)
                         reported(event, first: first.event, reading: match, of: &state.recent[index])
                         state.recent[index].earlier = line.variants.filter { !isBare($0) }
@@ -634,6 +692,7 @@ public final class EventDetector: Sendable {
                     }
                 } else {
                     state.recent[index].candidate = (words, line.candidate?.event ?? event)
+                    decision = "in the place of “\(old)”: it replaces it when the next sure reading agrees"
                 }
             }
             if let index = paired {
@@ -648,6 +707,19 @@ public final class EventDetector: Sendable {
                     RecentLine(
                         type: match.type, lastSeen: now, lastShown: now, box: match.box, candidate: (words, event)))
                 taken.insert(state.recent.count - 1)
+                decision = bare ? "a new line, the keywords only" : "a new line: an event when the next reading agrees"
+            }
+            options.trace?(
+                TraceLine(
+                    time: now.seconds, type: match.type, text: match.text, confidence: match.confidence,
+                    decision: decision, reported: reportedHere))
+        }
+        if let trace = options.trace {
+            for text in result.texts where !result.matches.contains(where: { Self.samePlace($0.box, text.box) }) {
+                trace(
+                    TraceLine(
+                        time: now.seconds, type: nil, text: text.words.joined(separator: " "), confidence: nil,
+                        decision: "no event's words", reported: false))
             }
         }
         // Lines with no text at all in their place this frame have gone (a misread leaves some text).

@@ -233,6 +233,29 @@ let cgameBinary: String = {
         let events = try #require(json["events"] as? [[String: Any]])
         #expect(events.count == 1)
         #expect(events.first?["type"] as? String == "Kill")
+        // --trace: every line read and what became of it; in the report with --json, else on stderr.
+        let traced = try Subprocess.run(
+            cgameBinary, ["detect", video.path, "--profile", "fn", "--json", "--trace"], check: false)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(traced.stdout.utf8)) as? [String: Any])
+        let trace = try #require(report["trace"] as? [[String: Any]])
+        let reported = trace.filter { $0["reported"] as? Bool == true }
+        #expect(reported.count == 1 && (reported.first?["text"] as? String)?.contains("Bot42") == true, "\(reported)")
+        #expect(
+            (reported.first?["decision"] as? String)?.hasPrefix("agrees with the line's first reading") == true)
+        #expect(trace.count > 10 && trace.allSatisfy { ($0["time"] as? Double ?? -1) >= 0 }, "\(trace.count)")
+        #expect(json["trace"] == nil, "a trace without --trace")
+        let told = try Subprocess.run(cgameBinary, ["detect", video.path, "--profile", "fn", "--trace"], check: false)
+        #expect(told.status == 0)
+        let lines = told.stderr.split(separator: "\n").filter { $0.contains(" → ") }
+        #expect(lines.count == trace.count, "\(told.stderr)")
+        #expect(
+            lines.first?.contains(" s  Kill 0.") == true
+                && lines.first?.hasSuffix("→ a new line: an event when the next reading agrees") == true,
+            "\(told.stderr)")
+        #expect(
+            lines.contains { $0.contains("→ agrees with the line's first reading: an event at ") }, "\(told.stderr)")
+        #expect(lines.contains { $0.hasSuffix(", read again") }, "\(told.stderr)")
 
         let missing = try Subprocess.run(
             cgameBinary, ["detect", directory + "/nope.mp4", "--profile", "fn"], check: false)

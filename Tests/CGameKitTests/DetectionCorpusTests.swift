@@ -272,7 +272,8 @@ struct EventIdentityTests {
     /// The events `script` gives and the corrections made to them; `keyword` may name several,
     /// separated by "|".
     func read(
-        _ script: [String?], every seconds: Double, keyword: String = "you fragged", shownFor: Double? = nil
+        _ script: [String?], every seconds: Double, keyword: String = "you fragged", shownFor: Double? = nil,
+        trace: (@Sendable (EventDetector.TraceLine) -> Void)? = nil
     ) throws -> (events: [DetectedEvent], corrections: [DetectedEvent]) {
         let profile = GameProfile(
             name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
@@ -280,7 +281,12 @@ struct EventIdentityTests {
             events: [.init(type: "Frag", keywords: keyword.split(separator: "|").map(String.init))])
         let detector = try EventDetector(
             profile: profile,
-            options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false, reuseRepeatedPictures: false),
+            options: {
+                var options = EventDetector.Options(
+                    workers: 1, queueCapacity: 4, dropWhenBusy: false, reuseRepeatedPictures: false)
+                options.trace = trace
+                return options
+            }(),
             makeRecognizer: { Scripted(script) })
         // Bright strokes on black, so the preprocessor finds "text" in every frame.
         var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
@@ -536,6 +542,38 @@ struct EventIdentityTests {
             + ["You fragged Gargoy..dle@0.70", "You fragged Gargoyle@0.94", "You fragged Gerytyle ;@0.54"]
             + ["You fragged Kyonshi -@0.64", "You fragged Kyonshi ;@0.72"] + Array(repeating: kyonshi, count: 5)
         #expect(try events(script, every: 0.1, shownFor: 3) == [angelyss, "You fragged Gargoyle", kyonshi])
+    }
+
+    // Stop 74's live misses: a print shown under 0.4 s before the next replaced it, read once and
+    // doubtfully. The trace is what tells a user (and us) why it was lost.
+    @Test(
+        "the trace tells why a print shown for a moment was lost (read once, doubtfully: set aside) and how the others became events"
+    )
+    func theTraceTellsWhyAPrintWasLost() throws {
+        let angelyss = "You fragged Angelyss"
+        let kyonshi = "You fragged Kyonshi"
+        let script: [String?] =
+            Array(repeating: angelyss, count: 3) + ["You fragged Gargoyle@0.65"] + Array(repeating: kyonshi, count: 3)
+            + ["Sorceress: nice shot"]
+        let traced = Mutex<[EventDetector.TraceLine]>([])
+        let found = try read(script, every: 0.1, shownFor: 3) { line in traced.withLock { $0.append(line) } }.events
+        #expect(found.map(\.text) == [angelyss, kyonshi])
+        let trace = traced.withLock { $0 }
+        let said = trace.map { "\(String(format: "%.1f", $0.time)) \($0.decision)" }
+        #expect(
+            said == [
+                "0.0 a new line: an event when the next reading agrees",
+                "0.1 agrees with the line's first reading: an event at 0.00 s, “You fragged Angelyss”",
+                "0.2 the line “You fragged Angelyss”, read again",
+                "0.3 in the place of “You fragged Angelyss”, read doubtfully (under 0.75): set aside, it replaces nothing",
+                "0.4 in the place of “You fragged Angelyss”: it replaces it when the next sure reading agrees",
+                "0.5 replaces “You fragged Angelyss” (a second sure reading agrees): an event at 0.40 s",
+                "0.6 the line “You fragged Kyonshi”, read again",
+                "0.7 no event's words",
+            ], "\(said)")
+        #expect(trace.filter(\.reported).map { String(format: "%.1f", $0.time) } == ["0.1", "0.5"])
+        #expect(trace[3].text == "You fragged Gargoyle" && trace[3].confidence == 0.65 && trace[3].type == "Frag")
+        #expect(trace[7].type == nil && trace[7].text == "sorceress nice shot")
     }
 
     // The same capture at 600 kbit/s (stop 70's tuning encodes): the second kill's line read with
