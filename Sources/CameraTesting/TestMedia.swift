@@ -113,6 +113,37 @@ extension TestMedia {
     }
 }
 
+extension TestMedia {
+    /// Overwrites the media data of the MP4 or QuickTime file at `path` (its `mdat` box) with
+    /// zeros, leaving its index (`moov`) whole: a file that opens and says what it holds, of which
+    /// no picture decodes (as a disk or transfer fault leaves one).
+    public static func blankMediaData(_ path: String) throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var offset = 0
+        var blanked = false
+        while offset + 8 <= bytes.count {
+            var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            var header = 8
+            if size == 1, offset + 16 <= bytes.count {
+                size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
+                header = 16
+            } else if size == 0 {
+                size = bytes.count - offset
+            }
+            guard size >= header else { break }
+            if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == "mdat" {
+                for index in offset + header..<min(offset + size, bytes.count) { bytes[index] = 0 }
+                blanked = true
+            }
+            offset += size
+        }
+        guard blanked else {
+            throw MediaError(.invalidArgument, operation: "blank \(path)", message: "no mdat box in the file")
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+}
+
 /// A deterministic RGBA picture per frame index: smooth gradients plus a moving square, so a lossy
 /// codec keeps it recognisable and a test can compare pixels after a round trip.
 public enum SyntheticPattern {

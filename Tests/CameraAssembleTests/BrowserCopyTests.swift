@@ -73,6 +73,24 @@ struct BrowserCopyTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    @Test(
+        "a video that opens but of which no picture decodes (its data lost) is refused in words, and no copy is written"
+    )
+    func undecodableVideoIsRefused() throws {
+        let folder = try WorkingDirectory.temporary()
+        let phone = try hevc(folder, width: 640, height: 360, frameRate: 30, seconds: 1)
+        try TestMedia.blankMediaData(phone.path)
+        #expect(try BrowserCopy.reason(for: phone.path)?.contains("H.265") == true)
+        let output = folder.file("copy.mp4")
+        #expect {
+            try BrowserCopy.make(of: phone.path, to: output)
+        } throws: { error in
+            // FFmpeg's own words, with what was being done.
+            "\(error)" == "decode frame: Invalid data found when processing input"
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test("sizes fit 1280×720 the same way round, keep their shape, are even and never grow")
     func sizes() {
         let cases: [((Int, Int), (Int, Int))] = [

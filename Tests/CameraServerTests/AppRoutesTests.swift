@@ -430,6 +430,71 @@ struct AppRoutesTests {
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
+    /// A saved workout of `user` (the generated H.264 `video`), its stored video then swapped
+    /// for `replacement` as a workout kept before copies were made: its id and stored path.
+    static func savedWorkout(
+        _ server: TestServer, _ user: (token: String, refresh: String, id: String), video: [UInt8], rim: String,
+        storedAs replacement: String
+    ) async throws -> (id: String, stored: String) {
+        let saved = try await server.request(.POST, "/api/lebot/workouts?rim=\(rim)", token: user.token, body: video)
+        let id = try #require(saved.object["id"] as? String, "\(saved.text.prefix(300))")
+        let stored = server.directory + "/workouts/\(user.id)/\(id).mp4"
+        try FileManager.default.removeItem(atPath: stored)
+        try FileManager.default.copyItem(atPath: replacement, toPath: stored)
+        return (id, stored)
+    }
+
+    @Test(
+        "an older workout whose H.265 video no picture of decodes gets 422 in words when a copy is asked for, and its video is kept byte for byte"
+    )
+    func noCopyOfAnUndecodableVideo() async throws {
+        let (server, user, video, rim) = try await Self.workoutUpload()
+        defer { Task { await server.stop() } }
+        let folder = try temporaryDirectory()
+        let original = folder + "/workout.mp4"
+        try Data(video).write(to: URL(fileURLWithPath: original))
+        let broken = try Self.hevc(of: original)
+        try TestMedia.blankMediaData(broken)
+        let (id, stored) = try await Self.savedWorkout(server, user, video: video, rim: rim, storedAs: broken)
+        let answer = try await server.request(.POST, "/api/lebot/workouts/\(id)/playable", token: user.token)
+        #expect(answer.status == 422, "\(answer.status) \(answer.text)")
+        #expect(answer.text.contains("could not be made of this video; it is kept as it was"), "\(answer.text)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: broken)))
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(Set(left) == ["\(id).json", "\(id).svg", "\(id).mp4"], "\(left)")
+    }
+
+    @Test(
+        "a workout deleted while the copy for its replay is made is gone with its copy: 404, nothing left in the user's folder"
+    )
+    func deletedWhileTheReplayCopyIsMade() async throws {
+        let (server, user, video, rim) = try await Self.workoutUpload()
+        defer { Task { await server.stop() } }
+        let folder = try temporaryDirectory()
+        let original = folder + "/workout.mp4"
+        try Data(video).write(to: URL(fileURLWithPath: original))
+        let (id, _) = try await Self.savedWorkout(
+            server, user, video: video, rim: rim, storedAs: try Self.hevc(of: original))
+        let asked = Task {
+            try await server.request(
+                .POST, "/api/lebot/workouts/\(id)/playable", token: user.token, headers: [("X-Analysis-ID", "copy-1")])
+        }
+        var copying: Double?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, copying == nil {
+            let answer = try await server.request(.GET, "/api/lebot/analyses/copy-1", token: user.token)
+            if answer.status == 200 { copying = answer.object["copying"] as? Double }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect((copying ?? 1) < 1, "the copy was not seen under way: \(String(describing: copying))")
+        #expect(try await server.request(.DELETE, "/api/lebot/workouts/\(id)", token: user.token).status == 204)
+        let answer = try await asked.value
+        #expect(answer.status == 404 && answer.text.contains("no such workout"), "\(answer.status) \(answer.text)")
+        #expect(try await server.request(.GET, "/api/lebot/workouts", token: user.token).array.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
     @Test(
         "what a server stopped mid-way left in users' folders an hour ago (an upload, a half-made copy, a kept video past its hour) is removed when it starts, and a kept video past its hour while it serves; saved workouts and clips, and a kept video of this hour, stay"
     )

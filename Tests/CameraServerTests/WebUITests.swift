@@ -1498,14 +1498,10 @@ struct WebUITests {
         defer { Task { await server.stop() } }
         let user = try await server.user("oldvideo")
         let rim = workout.rim.map { String($0) }.joined(separator: ",")
-        let saved = try await server.request(
-            .POST, "/api/lebot/workouts?rim=\(rim)", token: user.token,
-            body: Array(try Data(contentsOf: URL(fileURLWithPath: workout.path))))
-        let id = try #require(saved.object["id"] as? String, "\(saved.text.prefix(300))")
         // As a workout from an iPhone was kept before the server made copies: its H.265 video.
-        let stored = server.directory + "/workouts/\(user.id)/\(id).mp4"
-        try FileManager.default.removeItem(atPath: stored)
-        try FileManager.default.copyItem(atPath: hevc, toPath: stored)
+        let (id, stored) = try await AppRoutesTests.savedWorkout(
+            server, user, video: Array(try Data(contentsOf: URL(fileURLWithPath: workout.path))), rim: rim,
+            storedAs: hevc)
         let other = try await server.user()
         let stolen = try await server.request(.POST, "/api/lebot/workouts/\(id)/playable", token: other.token)
         #expect(stolen.status == 404, "\(stolen.status) \(stolen.text)")
