@@ -445,26 +445,6 @@ struct AppRoutesTests {
     }
 
     @Test(
-        "an older workout whose H.265 video no picture of decodes gets 422 in words when a copy is asked for, and its video is kept byte for byte"
-    )
-    func noCopyOfAnUndecodableVideo() async throws {
-        let (server, user, video, rim) = try await Self.workoutUpload()
-        defer { Task { await server.stop() } }
-        let folder = try temporaryDirectory()
-        let original = folder + "/workout.mp4"
-        try Data(video).write(to: URL(fileURLWithPath: original))
-        let broken = try Self.hevc(of: original)
-        try TestMedia.blankMediaData(broken)
-        let (id, stored) = try await Self.savedWorkout(server, user, video: video, rim: rim, storedAs: broken)
-        let answer = try await server.request(.POST, "/api/lebot/workouts/\(id)/playable", token: user.token)
-        #expect(answer.status == 422, "\(answer.status) \(answer.text)")
-        #expect(answer.text.contains("could not be made of this video; it is kept as it was"), "\(answer.text)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: broken)))
-        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
-        #expect(Set(left) == ["\(id).json", "\(id).svg", "\(id).mp4"], "\(left)")
-    }
-
-    @Test(
         "a workout deleted while the copy for its replay is made is gone with its copy: 404, nothing left in the user's folder"
     )
     func deletedWhileTheReplayCopyIsMade() async throws {

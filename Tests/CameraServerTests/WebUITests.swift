@@ -1546,6 +1546,45 @@ struct WebUITests {
     }
 
     @Test(
+        "coach at 1280 px, an older workout whose H.265 video no picture of decodes: the copy is offered, fails with the server's words, the button goes, and the video is kept byte for byte"
+    )
+    func coachNoCopyOfAnUndecodableVideo() async throws {
+        let folder = try temporaryDirectory()
+        let workout = try #require(try BasketballCorpus.generate(in: folder, videos: 1, eventsPerVideo: 3).first)
+        let broken = try AppRoutesTests.hevc(of: workout.path)
+        try TestMedia.blankMediaData(broken)
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.user("lostvideo")
+        let (id, stored) = try await AppRoutesTests.savedWorkout(
+            server, user, video: Array(try Data(contentsOf: URL(fileURLWithPath: workout.path))),
+            rim: workout.rim.map { String($0) }.joined(separator: ","), storedAs: broken)
+        try await Browser.with(.desktop) { browser in
+            try await Self.signIn(browser, server, as: "lostvideo")
+            try await Self.tab(browser, "coach")
+            try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
+            try await browser.click("#workouts li button")
+            try await browser.wait(
+                for: "the offer of a copy", timeout: .seconds(20),
+                "return !document.getElementById('replay-copy').hidden")
+            try await browser.screenshot("coach-old-workout", .desktop)
+            try await browser.click("#replay-copy")
+            try await browser.wait(
+                for: "the copy to fail", timeout: .seconds(30),
+                "return document.getElementById('replay-copy').hidden")
+            #expect(
+                try await Self.text(browser, "#replay-hint")
+                    == "A copy this browser can play could not be made of this video: its pictures could not be decoded (the file may be damaged); the video is kept as it was"
+            )
+            #expect(try await browser.overflow() == 0)
+            try await browser.screenshot("coach-no-copy", .desktop)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: broken)))
+        let left = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/workouts/\(user.id)")
+        #expect(Set(left) == ["\(id).json", "\(id).svg", "\(id).mp4"], "\(left)")
+    }
+
+    @Test(
         "live training at a rim LeBot cannot find: the page says to tap it, the last picture stays, a tap starts again with the ring there fitted and drawn, and shows the rim enlarged, where a tap on the ring is the point the next session fits"
     )
     func liveTrainingTapTheRim() async throws {

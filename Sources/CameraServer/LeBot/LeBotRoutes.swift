@@ -355,13 +355,22 @@ struct LeBotService: Sendable {
         }
     }
 
-    /// Replaces `video` by a copy every browser plays (``BrowserCopy``) when it needs one; whether
-    /// it did. A copy that fails leaves the original (the analysis stands; some browsers cannot
-    /// replay it); one stopped by `shouldStop` is a `cancelled` error.
+    /// What became of a video that was to be copied for the replay.
+    enum BrowserCopyOutcome: Sendable {
+        /// Every browser plays it as it is.
+        case notNeeded
+        case copied
+        /// No copy could be made; the video is as it was. Why, in words.
+        case failed(String)
+    }
+
+    /// Replaces `video` by a copy every browser plays (``BrowserCopy``) when it needs one. A copy
+    /// that fails leaves the original (the analysis stands; some browsers cannot replay it); one
+    /// stopped by `shouldStop` is a `cancelled` error.
     static func replaceWithBrowserCopy(
         _ video: String, progress: @escaping (Double) -> Void, shouldStop: @escaping () -> Bool
-    ) throws(MediaError) -> Bool {
-        guard (try? BrowserCopy.reason(for: video)) != nil else { return false }
+    ) throws(MediaError) -> BrowserCopyOutcome {
+        guard (try? BrowserCopy.reason(for: video)) != nil else { return .notNeeded }
         // Named for this copy alone: two requests copying one video do not write one file.
         let copy =
             AtomicFile.folder(of: video) + "/.copy-\(UUID().uuidString.lowercased())-"
@@ -370,9 +379,16 @@ struct LeBotService: Sendable {
             try BrowserCopy.make(of: video, to: copy, progress: progress, shouldStop: shouldStop)
         } catch {
             if error.kind == .cancelled { throw error }
-            return false
+            return .failed(
+                error.kind == .codec || error.kind == .invalidData
+                    ? "its pictures could not be decoded (the file may be damaged)"
+                    : "the server could not write it (\(error.message))")
         }
-        return rename(copy, video) == 0
+        guard rename(copy, video) == 0 else {
+            unlink(copy)
+            return .failed("the server could not put it in the video's place")
+        }
+        return .copied
     }
 
     /// A video job the client named with X-Analysis-ID, to ask how far it is and to cancel it: its
@@ -418,9 +434,9 @@ struct LeBotService: Sendable {
         job.analysing(1)
         job.copying(0)
         defer { job.end() }
-        let copied: Bool
+        let outcome: BrowserCopyOutcome
         do {
-            copied = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
+            outcome = try await workers.run(user: userID) { () throws(MediaError) -> BrowserCopyOutcome in
                 try Self.replaceWithBrowserCopy(video, progress: job.copying, shouldStop: job.shouldStop)
             }
         } catch let error as MediaError where error.kind == .cancelled {
@@ -431,12 +447,14 @@ struct LeBotService: Sendable {
             unlink(video)
             throw APIError(.notFound, "no such workout")
         }
-        guard copied else {
+        switch outcome {
+        case .notNeeded: return try json(["copied": false])
+        case .copied: return try json(["copied": true])
+        case .failed(let why):
             throw APIError(
                 .unprocessableContent,
-                "a copy this browser can play could not be made of this video; it is kept as it was (Safari plays it)")
+                "a copy this browser can play could not be made of this video: \(why); the video is kept as it was")
         }
-        return try json(["copied": true])
     }
 
     struct FirstFrame: Encodable {
@@ -516,7 +534,7 @@ struct LeBotService: Sendable {
                 return try analyzer.analyze(video, progress: job.analysing, shouldStop: job.shouldStop)
             }
             // The replay: a video not every browser plays is kept as a copy that they do.
-            _ = try await workers.run(user: userID) { () throws(MediaError) -> Bool in
+            _ = try await workers.run(user: userID) { () throws(MediaError) -> BrowserCopyOutcome in
                 try Self.replaceWithBrowserCopy(video, progress: job.copying, shouldStop: job.shouldStop)
             }
         } catch let error as APIError {

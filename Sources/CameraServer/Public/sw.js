@@ -1,7 +1,7 @@
 // CameraCore's service worker: keeps the app shell (pages, styles, scripts, icons) so the app opens
 // at once and shows an offline page without a network. API answers are never cached: they belong
 // to one user, and signing out must leave nothing behind.
-const SHELL = "cameracore-shell-v10";
+const SHELL = "cameracore-shell-v11";
 const FILES = [
   "/", "/index.html", "/offline.html", "/style.css", "/manifest.json", "/icon.svg", "/icon-192.png", "/icon-512.png",
   "/js/app.js", "/js/api.js", "/js/ui.js", "/js/highlights.js", "/js/capture.js", "/js/recording.js", "/js/live.js", "/js/rimzoom.js", "/js/coach.js", "/js/cameras.js", "/js/recordings.js", "/js/settings.js", "/js/teach.js", "/js/offline.js",

@@ -413,6 +413,8 @@ async function copyForReplay(result) {
   } catch (error) {
     finished = true;
     $("replay-hint").textContent = words(error);
+    // No copy can be made of this video (422): asking again would fail the same way.
+    if (error.status === 422) button.hidden = true;
   } finally {
     clearInterval(polling);
     button.disabled = false;
