@@ -118,14 +118,16 @@ public final class EventDetector: Sendable {
         public var confidence: Double?
         /// What became of it, in words.
         public var decision: String
-        /// True when this reading reported an event (or corrected one).
-        public var reported: Bool
+        /// When this reading reported an event, or corrected one: the event's time (its line's
+        /// first reading, a frame or more before this one).
+        public var event: Double?
 
         public var description: String {
             let seconds = String(time, decimals: 2)
             let head = String(repeating: " ", count: max(0, 8 - seconds.count)) + seconds + " s  " + (type ?? "-")
             let sure = confidence.map { " " + String($0, decimals: 2) } ?? ""
-            return "\(head)\(sure)  “\(text)”  → \(decision)"
+            let reported = event.map { "[the event at \(String($0, decimals: 2)) s] " } ?? ""
+            return "\(head)\(sure)  “\(text)”  → \(reported)\(decision)"
         }
     }
 
@@ -532,7 +534,6 @@ public final class EventDetector: Sendable {
         line.reported?.text ?? (line.words ?? line.candidate?.words ?? []).joined(separator: " ")
     }
 
-    private static func seconds(_ time: MediaTime) -> String { decimal(time.seconds) + " s" }
     private static func decimal(_ value: Double) -> String { String(value, decimals: 2) }
 
     /// Keeps `events` in time order (a line confirmed by its second reading began a frame earlier).
@@ -590,7 +591,7 @@ public final class EventDetector: Sendable {
             var best = -1.0
             let joined = words.joined(separator: " ")
             var decision = ""
-            var reportedHere = false
+            var reportedAt: MediaTime?
             let corrected = state.corrections.count
             for (index, line) in state.recent.enumerated()
             where line.type == match.type && !taken.contains(index) && !isOver(line, now) {
@@ -633,8 +634,8 @@ public final class EventDetector: Sendable {
                         reported(event, first: candidate.event, reading: match, of: &state.recent[index])
                         state.recent[index].settle(on: words, agreeing: candidateBare ? nil : candidate.words)
                         decision =
-                            "agrees with the line's first reading: an event at \(Self.seconds(event.time)), “\(event.text)”"
-                        reportedHere = true
+                            "agrees with the line's first reading: an event, “\(event.text)”"
+                        reportedAt = event.time
                     } else {
                         decision = "the same picture shown again, read doubtfully: it confirms nothing"
                     }
@@ -652,7 +653,7 @@ public final class EventDetector: Sendable {
                     decision = "the line “\(Self.name(of: state.recent[index]))”, read again"
                     if let correction = state.corrections.dropFirst(corrected).last {
                         decision += ": its event corrected to “\(correction.text)” (read so more often)"
-                        reportedHere = true
+                        reportedAt = correction.time
                     }
                 }
             } else if let index = state.recent.indices.first(where: { index in
@@ -680,8 +681,8 @@ public final class EventDetector: Sendable {
                     decision = "the same picture shown again: it confirms nothing"
                     if !result.repeated {
                         decision =
-                            "replaces “\(old)” (a second sure reading agrees): an event at \(Self.seconds(first.event.time))"
-                        reportedHere = true
+                            "replaces “\(old)” (a second sure reading agrees): an event"
+                        reportedAt = first.event.time
                         let event = confirm(first.event, reading: match, into: &state.ready)
                         reported(event, first: first.event, reading: match, of: &state.recent[index])
                         state.recent[index].earlier = line.variants.filter { !isBare($0) }
@@ -712,14 +713,14 @@ public final class EventDetector: Sendable {
             options.trace?(
                 TraceLine(
                     time: now.seconds, type: match.type, text: match.text, confidence: match.confidence,
-                    decision: decision, reported: reportedHere))
+                    decision: decision, event: reportedAt?.seconds))
         }
         if let trace = options.trace {
             for text in result.texts where !result.matches.contains(where: { Self.samePlace($0.box, text.box) }) {
                 trace(
                     TraceLine(
                         time: now.seconds, type: nil, text: text.words.joined(separator: " "), confidence: nil,
-                        decision: "no event's words", reported: false))
+                        decision: "no event's words", event: nil))
             }
         }
         // Lines with no text at all in their place this frame have gone (a misread leaves some text).

@@ -115,7 +115,18 @@ public final class HighlightPipeline: Sendable {
             throw MediaError(
                 .invalidArgument, operation: "read \(config.source)", message: "the source has no video stream")
         }
-        let detector = try EventDetector(profile: config.profile, options: config.detector)
+        var options = config.detector
+        if let trace = options.trace {
+            // Traced at the times events are reported at: from the source's start.
+            let start = (reader.startTime ?? .zero).seconds
+            options.trace = { line in
+                var line = line
+                line.time -= start
+                line.event = line.event.map { $0 - start }
+                trace(line)
+            }
+        }
+        let detector = try EventDetector(profile: config.profile, options: options)
         // OCR needs ~10 frames a second. At high frame rates the frames nothing refers to (B-frames)
         // are not even decoded — half the decoding work of a typical 60 fps stream — while the
         // reference frames (at least every 4th with x264's defaults) still come faster than the

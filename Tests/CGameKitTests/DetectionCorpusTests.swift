@@ -563,15 +563,19 @@ struct EventIdentityTests {
         #expect(
             said == [
                 "0.0 a new line: an event when the next reading agrees",
-                "0.1 agrees with the line's first reading: an event at 0.00 s, “You fragged Angelyss”",
+                "0.1 agrees with the line's first reading: an event, “You fragged Angelyss”",
                 "0.2 the line “You fragged Angelyss”, read again",
                 "0.3 in the place of “You fragged Angelyss”, read doubtfully (under 0.75): set aside, it replaces nothing",
                 "0.4 in the place of “You fragged Angelyss”: it replaces it when the next sure reading agrees",
-                "0.5 replaces “You fragged Angelyss” (a second sure reading agrees): an event at 0.40 s",
+                "0.5 replaces “You fragged Angelyss” (a second sure reading agrees): an event",
                 "0.6 the line “You fragged Kyonshi”, read again",
                 "0.7 no event's words",
             ], "\(said)")
-        #expect(trace.filter(\.reported).map { String(format: "%.1f", $0.time) } == ["0.1", "0.5"])
+        // Reported by the second reading, each event timed at its line's first.
+        #expect(
+            trace.compactMap { line in line.event.map { String(format: "%.1f→%.1f", line.time, $0) } } == [
+                "0.1→0.0", "0.5→0.4",
+            ])
         #expect(trace[3].text == "You fragged Gargoyle" && trace[3].confidence == 0.65 && trace[3].type == "Frag")
         #expect(trace[7].type == nil && trace[7].text == "sorceress nice shot")
     }
