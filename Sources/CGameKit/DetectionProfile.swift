@@ -44,6 +44,13 @@ public protocol DetectionProfile: Sendable {
     /// next line saying it (the same victim fragged again), not the line come back into view
     /// (default: nil, unknown; a feed's half-read lines can read alike for longer).
     var shownFor: Double? { get }
+    /// The most the game's own clock moves on between two pictures it draws, when it holds its
+    /// clock back on a slow machine (a Quake III-engine game playing its own match: 0.2 s). A game
+    /// drawing fewer pictures a second than that allows runs its clock slow, and a line shown for
+    /// ``shownFor`` by that clock stays up longer on the video: how long a line has been shown is
+    /// then counted on the game's clock, from the pictures the region shows (default: nil, the
+    /// video's own time).
+    var longestFrame: Double? { get }
     /// The events announced by these lines of text.
     func events(in observations: [TextObservation]) -> [EventMatch]
     /// The folded words every line of an event type shares (its keywords: "you", "fragged"), which
@@ -54,6 +61,7 @@ public protocol DetectionProfile: Sendable {
 extension DetectionProfile {
     public func debounce(for type: String) -> Double { debounce }
     public var shownFor: Double? { nil }
+    public var longestFrame: Double? { nil }
     public func announcingWords(for type: String) -> Set<String> { [] }
 
     /// The spec's entry point: whether these observations announce any event.
@@ -124,12 +132,14 @@ public struct GameProfile: DetectionProfile, Codable {
     public var characterWhitelist: String?
     public var debounce: Double
     public var shownFor: Double?
+    public var longestFrame: Double?
     public var events: [EventRule] { didSet { matchers = RuleMatchers(events) } }
     /// Rules with folded keywords and compiled patterns, built once per profile rather than per frame.
     private var matchers: RuleMatchers
 
     private enum CodingKeys: String, CodingKey {
-        case name, aliases, region, pageSegmentation, polarity, characterWhitelist, debounce, shownFor, events
+        case name, aliases, region, pageSegmentation, polarity, characterWhitelist, debounce, shownFor, longestFrame,
+            events
     }
 
     public var recognitionRegion: NormalizedRect { region }
@@ -141,7 +151,7 @@ public struct GameProfile: DetectionProfile, Codable {
     public init(
         name: String, aliases: [String] = [], region: NormalizedRect, pageSegmentation: PageSegmentation = .singleBlock,
         polarity: TextPolarity = .light, characterWhitelist: String? = nil, debounce: Double = 4,
-        shownFor: Double? = nil, events: [EventRule]
+        shownFor: Double? = nil, longestFrame: Double? = nil, events: [EventRule]
     ) {
         self.name = name
         self.aliases = aliases
@@ -151,6 +161,7 @@ public struct GameProfile: DetectionProfile, Codable {
         self.characterWhitelist = characterWhitelist
         self.debounce = debounce
         self.shownFor = shownFor
+        self.longestFrame = longestFrame
         self.events = events
         self.matchers = RuleMatchers(events)
     }
@@ -166,6 +177,7 @@ public struct GameProfile: DetectionProfile, Codable {
         characterWhitelist = try container.decodeIfPresent(String.self, forKey: .characterWhitelist)
         debounce = try container.decodeIfPresent(Double.self, forKey: .debounce) ?? 4
         shownFor = try container.decodeIfPresent(Double.self, forKey: .shownFor)
+        longestFrame = try container.decodeIfPresent(Double.self, forKey: .longestFrame)
         events = try container.decode([EventRule].self, forKey: .events)
         matchers = RuleMatchers(events)
     }

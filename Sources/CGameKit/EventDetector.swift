@@ -250,6 +250,55 @@ public final class EventDetector: Sendable {
         var lastReading: (matches: [EventMatch], texts: [ReadText], frame: VideoFrame?) = ([], [], nil)
         var analyzedThrough: MediaTime?
         var statistics = Statistics()
+        var clock: GameClock
+    }
+
+    /// The game's own clock as the region's pictures show it (``DetectionProfile/longestFrame``):
+    /// it moves on with the video, except that a new picture after the region showed the same one
+    /// for a while (the game drew nothing meanwhile) moves it on by `longestFrame` at most.
+    struct GameClock {
+        let longestFrame: Double?
+        /// Game seconds at the latest analysed frame.
+        private(set) var seconds = 0.0
+        private var lastPicture: MediaTime?
+        /// Whether an analysed frame since `lastPicture` showed its picture again.
+        private var stuck = false
+        /// (media time, game seconds) of the analysed frames of the last couple of minutes, in order.
+        private var marks: [(time: MediaTime, seconds: Double)] = []
+
+        init(longestFrame: Double?) { self.longestFrame = longestFrame }
+
+        /// The analysed frame at `time`; `repeated`: it showed the previous one's picture.
+        mutating func advance(to time: MediaTime, repeated: Bool) {
+            guard let longestFrame else { return }
+            if repeated {
+                stuck = true
+            } else {
+                if let lastPicture {
+                    let step = max(0, (time - lastPicture).seconds)
+                    seconds += stuck ? min(step, longestFrame) : step
+                }
+                lastPicture = time
+                stuck = false
+            }
+            marks.append((time, seconds))
+            if marks.count > 1500 { marks.removeFirst(500) }
+        }
+
+        /// Seconds from `since` to `now` (the latest analysed frame): by the game's clock when it
+        /// is kept and `since` is among the frames it remembers, else by the video's.
+        func elapsed(since: MediaTime, now: MediaTime) -> Double {
+            guard longestFrame != nil, let first = marks.first, since >= first.time else {
+                return (now - since).seconds
+            }
+            // The last mark at or before `since`.
+            var (low, high) = (0, marks.count - 1)
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if marks[middle].time <= since { low = middle } else { high = middle - 1 }
+            }
+            return seconds - marks[low].seconds
+        }
     }
 
     /// A worker owns one recogniser and runs on its own serial queue.
@@ -278,7 +327,7 @@ public final class EventDetector: Sendable {
         }
         self.workers = workers
         self.slots = DispatchSemaphore(value: max(1, options.queueCapacity))
-        self.state = Mutex(State())
+        self.state = Mutex(State(clock: GameClock(longestFrame: profile.longestFrame)))
     }
 
     /// Queues a frame for recognition. Returns false when it was dropped because the queue was full.
@@ -449,12 +498,13 @@ public final class EventDetector: Sendable {
     }
 
     /// Whether `line` has been on screen longer than the game shows a line
-    /// (``DetectionProfile/shownFor``, and ``lateFrameSeconds`` more) since its text first read:
-    /// that text now is the next line saying it (the same victim fragged again), not this one.
-    private func isOver(_ line: RecentLine, _ now: MediaTime) -> Bool {
+    /// (``DetectionProfile/shownFor``, on the game's `clock`, and ``lateFrameSeconds`` more) since
+    /// its text first read: that text now is the next line saying it (the same victim fragged
+    /// again), not this one.
+    private func isOver(_ line: RecentLine, _ now: MediaTime, _ clock: GameClock) -> Bool {
         guard let shownFor = profile.shownFor, let since = line.reported?.time ?? line.candidate?.event.time
         else { return false }
-        return (now - since).seconds > shownFor + Self.lateFrameSeconds
+        return clock.elapsed(since: since, now: now) > shownFor + Self.lateFrameSeconds
     }
 
     /// Whether `match` is where `line` was shown ``dropoutSeconds`` ago or less, gone since or not.
@@ -565,6 +615,7 @@ public final class EventDetector: Sendable {
         if result.failed { state.statistics.failed += 1 }
         state.analyzedThrough = max(state.analyzedThrough ?? result.time, result.time)
         let now = result.time
+        state.clock.advance(to: now, repeated: result.repeated)
         // A line is remembered for the debounce once gone; one not yet confirmed at least until a
         // second reading can confirm it.
         state.recent.removeAll { line in
@@ -594,7 +645,7 @@ public final class EventDetector: Sendable {
             var reportedAt: MediaTime?
             let corrected = state.corrections.count
             for (index, line) in state.recent.enumerated()
-            where line.type == match.type && !taken.contains(index) && !isOver(line, now) {
+            where line.type == match.type && !taken.contains(index) && !isOver(line, now, state.clock) {
                 if bare {
                     let score = isInPlace(line, match, now) ? 2 : 1 - (now - line.lastSeen).seconds / 1000
                     if score > best { (paired, best) = (index, score) }

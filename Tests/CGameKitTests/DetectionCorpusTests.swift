@@ -580,6 +580,55 @@ struct EventIdentityTests {
         #expect(trace[7].type == nil && trace[7].text == "sorceress nice shot")
     }
 
+    /// The events of one print read in every picture for `seconds` of video sampled at 10 a
+    /// second, in a game drawing a new picture every `pictureEvery` samples (the region shows the
+    /// same picture in between, as a game drawing slowly does), with a 3 s `shownFor` and the
+    /// game's clock held back to `longestFrame` a picture.
+    func events(ofAPrintShown seconds: Double, pictureEvery: Int, longestFrame: Double?) throws -> [DetectedEvent] {
+        let samples = Int(seconds * 10)
+        let pictures = (samples + pictureEvery - 1) / pictureEvery
+        let profile = GameProfile(
+            name: "openarena-test", region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), polarity: .dark,
+            shownFor: 3, longestFrame: longestFrame, events: [.init(type: "Frag", keywords: ["you fragged"])])
+        let detector = try EventDetector(
+            profile: profile, options: .init(workers: 1, queueCapacity: 4, dropWhenBusy: false),
+            makeRecognizer: { Scripted(Array(repeating: "You fragged Kyonshi", count: pictures)) })
+        for sample in 0..<samples {
+            // Text-like strokes, and a block that moves with each picture the game draws.
+            var frame = VideoFrame(format: .gray8, width: 320, height: 180, fill: [0])
+            let picture = sample / pictureEvery
+            for row in 100..<130 {
+                for column in stride(from: 10, to: 100, by: 8) {
+                    for dx in 0..<3 { frame.planes[0].bytes[row * 320 + column + dx] = 255 }
+                }
+            }
+            for row in 20..<60 {
+                for column in 0..<40 { frame.planes[0].bytes[row * 320 + (picture * 45) % 260 + column] = 200 }
+            }
+            detector.submit(frame, at: MediaTime(seconds: Double(sample) / 10))
+        }
+        detector.finish()
+        return detector.takeEvents().events
+    }
+
+    // Stop 79, OpenArena's T2 recording at 1080p: the game drew about two pictures a second, and
+    // its 3 s print "You fragged Kyonshi" stayed 5.3 s on the video; at 4 s it was taken for the
+    // same victim fragged again. A Quake III-engine game serving its own match moves its clock on
+    // at most 0.2 s a picture.
+    @Test(
+        "a print that stays 5.3 s on the video of a game drawing two pictures a second, its clock held back, is one frag; drawn at full speed, it is the same victim fragged twice"
+    )
+    func aPrintStretchedByASlowGameIsOneFrag() throws {
+        let slow = try events(ofAPrintShown: 5.3, pictureEvery: 5, longestFrame: 0.2)
+        #expect(slow.map(\.time.seconds) == [0], "\(slow.map(\.time.seconds))")
+        // The video's time alone (no longestFrame): past 3 s and a second, the print is a new frag.
+        let unheld = try events(ofAPrintShown: 5.3, pictureEvery: 5, longestFrame: nil)
+        #expect(unheld.count == 2, "\(unheld.map(\.time.seconds))")
+        // A new picture every sample: the game's clock keeps up with the video; 5.3 s is two prints.
+        let fast = try events(ofAPrintShown: 5.3, pictureEvery: 1, longestFrame: 0.2)
+        #expect(fast.count == 2, "\(fast.map(\.time.seconds))")
+    }
+
     // The same capture at 600 kbit/s (stop 70's tuning encodes): the second kill's line read with
     // "eliminated" losing its first letters for over a second, read whole only twice, doubtfully.
     @Test("a new feed line whose keyword reads with its first letters lost is a kill from its first such reading")

@@ -151,6 +151,10 @@ import Testing
                 #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "shownFor": 0, "events": [{"type":"Kill","keywords":["a"]}]}"#,
                 "shownFor: must be more than zero seconds"
             ),
+            (
+                #"{"name": "X", "region": {"x":0,"y":0,"width":0.5,"height":0.5}, "longestFrame": -0.2, "events": [{"type":"Kill","keywords":["a"]}]}"#,
+                "longestFrame: must be more than zero seconds"
+            ),
             (#"{"name": "X", "#, "not valid JSON"),
         ]
         for (index, testCase) in cases.enumerated() {
