@@ -1507,13 +1507,7 @@ struct WebUITests {
         #expect(stolen.status == 404, "\(stolen.status) \(stolen.text)")
         #expect(try FFprobeReport.read(stored).videoCodec == "hevc")
         try await Browser.with(.phone) { browser in
-            try await Self.signIn(browser, server, as: "oldvideo")
-            try await Self.tab(browser, "coach")
-            try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
-            try await browser.click("#workouts li button")
-            try await browser.wait(
-                for: "the offer of a copy", timeout: .seconds(20),
-                "return !document.getElementById('replay-copy').hidden")
+            try await Self.openOldWorkout(browser, server, as: "oldvideo")
             #expect(
                 try await Self.text(browser, "#replay-hint").hasSuffix("The server can make a copy that it plays."))
             #expect(
@@ -1545,6 +1539,18 @@ struct WebUITests {
         #expect(Set(left) == ["\(id).json", "\(id).svg", "\(id).mp4"], "\(left)")
     }
 
+    /// Signs in as `name`, opens their one workout in the coach tab and waits for the offer of a
+    /// copy the browser can play (the workout's video is one it does not).
+    static func openOldWorkout(_ browser: Browser, _ server: TestServer, as name: String) async throws {
+        try await signIn(browser, server, as: name)
+        try await tab(browser, "coach")
+        try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
+        try await browser.click("#workouts li button")
+        try await browser.wait(
+            for: "the offer of a copy", timeout: .seconds(20),
+            "return !document.getElementById('replay-copy').hidden")
+    }
+
     @Test(
         "coach at 1280 px, an older workout whose H.265 video no picture of decodes: the copy is offered, fails with the server's words, the button goes, and the video is kept byte for byte"
     )
@@ -1560,13 +1566,7 @@ struct WebUITests {
             server, user, video: Array(try Data(contentsOf: URL(fileURLWithPath: workout.path))),
             rim: workout.rim.map { String($0) }.joined(separator: ","), storedAs: broken)
         try await Browser.with(.desktop) { browser in
-            try await Self.signIn(browser, server, as: "lostvideo")
-            try await Self.tab(browser, "coach")
-            try await browser.wait(for: "the history", "return document.querySelectorAll('#workouts li').length === 1")
-            try await browser.click("#workouts li button")
-            try await browser.wait(
-                for: "the offer of a copy", timeout: .seconds(20),
-                "return !document.getElementById('replay-copy').hidden")
+            try await Self.openOldWorkout(browser, server, as: "lostvideo")
             try await browser.screenshot("coach-old-workout", .desktop)
             try await browser.click("#replay-copy")
             try await browser.wait(
