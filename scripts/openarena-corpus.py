@@ -19,6 +19,9 @@ it falls behind its own log — 0.5-1.25 s at 720p, up to 3.5 s at 1080p (frames
 print still on screen 9 s after its frag was logged, replaced 3.5 s after the next one was). Frags
 logged within 0.3 s of each other (one rocket, two victims) are one centre print, naming the last.
 Frags in the last 4 s of a recording are left out (their print may not be on screen yet).
+A print made as the followed bot dies can be drawn under the death scoreboard and show only its
+last moments after the respawn, over 4 s after the log (BENCHMARKS.md, stop 80): that frag scores as
+missed and its event as extra, though CGame reported it when the screen first showed it.
 """
 import json, os, subprocess, sys
 
